@@ -1,0 +1,43 @@
+"""zerda: conversation memory classes and a durable per-session chat-history store."""
+
+from zerda.errors import (
+    CorruptSessionError,
+    InvalidMessageError,
+    InvalidSessionIdError,
+    NotFoundError,
+    StorageWriteError,
+    StoreError,
+    UnsafePathError,
+    ZerdaError,
+    ZerdaWarning,
+)
+from zerda.messages import Memory, Message, Session
+from zerda.stats import SessionStats
+from zerda.store import SessionStore
+from zerda.summarize import ExtractiveSummarizer, Summarizer
+from zerda.tokens import TokenCounter, count_tokens, get_counter
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "CorruptSessionError",
+    "ExtractiveSummarizer",
+    "InvalidMessageError",
+    "InvalidSessionIdError",
+    "Memory",
+    "Message",
+    "NotFoundError",
+    "Session",
+    "SessionStats",
+    "SessionStore",
+    "StorageWriteError",
+    "StoreError",
+    "Summarizer",
+    "TokenCounter",
+    "UnsafePathError",
+    "ZerdaError",
+    "ZerdaWarning",
+    "__version__",
+    "count_tokens",
+    "get_counter",
+]

@@ -1,0 +1,50 @@
+"""The one exception tree of zerda: catch `ZerdaError` for anything zerda raises."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class ZerdaError(Exception):
+    """Base class of every error zerda raises on purpose."""
+
+
+class NotFoundError(ZerdaError, LookupError):
+    """A session that does not exist was asked for."""
+
+    def __init__(self, session_id: str) -> None:
+        super().__init__(f"session not found: {session_id}")
+        self.session_id = session_id
+
+
+class InvalidSessionIdError(ZerdaError, ValueError):
+    """A session id does not match `[A-Za-z0-9][A-Za-z0-9._-]{0,127}`."""
+
+
+class InvalidMessageError(ZerdaError, ValueError):
+    """A message or record is malformed (bad role, content or metadata)."""
+
+
+class StoreError(ZerdaError):
+    """The session store cannot read or write its files."""
+
+
+class CorruptSessionError(StoreError):
+    """A session file holds a line that is not a valid record."""
+
+    def __init__(self, path: Path, line: int, reason: str) -> None:
+        super().__init__(f"{path}: line {line}: {reason}")
+        self.path = path
+        self.line = line
+
+
+class UnsafePathError(StoreError):
+    """A session path is a symlink or otherwise not a plain file we own."""
+
+
+class StorageWriteError(StoreError):
+    """A write failed (disk full, file too large, I/O error); nothing was written."""
+
+
+class ZerdaWarning(UserWarning):
+    """Something was skipped or repaired (a torn last line, a bad line in lenient mode)."""

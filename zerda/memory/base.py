@@ -1,0 +1,155 @@
+"""BaseMemory: the shared behaviour of every conversation-memory class."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from typing import TYPE_CHECKING, Any
+
+from zerda.tokens import DEFAULT_ENCODING, count_tokens
+
+if TYPE_CHECKING:
+    from zerda.store import SessionStore
+
+Turn = dict[str, Any]
+
+
+def turn_text(value: Any) -> str:
+    """The stored text of one side of a turn: None becomes the empty string."""
+    return "" if value is None else str(value)
+
+
+class BaseMemory:
+    """History of (input, output) turns, optionally bound to a store session.
+
+    `chat_memory` holds `{"input", "output", "timestamp"}` dicts, oldest first.
+    Every public method takes the instance lock, so threads may share a memory.
+    """
+
+    memory_type = "base"
+
+    def __init__(
+        self,
+        return_messages: bool = False,
+        input_key: str = "input",
+        output_key: str = "output",
+        memory_key: str = "history",
+        *,
+        store: SessionStore | None = None,
+        session_id: str | None = None,
+        encoding: str = DEFAULT_ENCODING,
+    ) -> None:
+        if (store is None) != (session_id is None):
+            raise ValueError("store and session_id must be given together")
+        self.return_messages = return_messages
+        self.input_key = input_key
+        self.output_key = output_key
+        self.memory_key = memory_key
+        self.encoding = encoding
+        self.store = store
+        self.session_id = session_id
+        self.chat_memory: list[Turn] = []
+        self._lock = threading.RLock()
+        if store is not None and session_id is not None:
+            self._restore(store, session_id)
+
+    # -- hooks for subclasses -------------------------------------------------
+
+    def _restore(self, store: SessionStore, session_id: str) -> None:
+        """Fill `chat_memory` from the session (all turns; subclasses read less)."""
+        from zerda.memory.turns import turns_from_messages
+
+        if store.exists(session_id):
+            self.chat_memory.extend(turns_from_messages(store.iter_messages(session_id)))
+        self._trim()
+
+    def _trim(self) -> None:
+        """Drop what the memory no longer holds after a save (no-op: keep all)."""
+
+    # -- the documented API ---------------------------------------------------
+
+    def save_context(self, inputs: dict[str, Any], outputs: dict[str, Any]) -> None:
+        """Append one turn; a missing key stores None. Bound memories also write it to disk."""
+        turn = {
+            "input": inputs.get(self.input_key),
+            "output": outputs.get(self.output_key),
+            "timestamp": time.time(),
+        }
+        with self._lock:
+            if self.store is not None and self.session_id is not None:
+                self.store.append_turn(
+                    self.session_id, turn_text(turn["input"]), turn_text(turn["output"])
+                )
+            self.chat_memory.append(turn)
+            self._trim()
+
+    def load_memory_variables(self, inputs: dict[str, Any]) -> dict[str, Any]:
+        """`{memory_key: text}` (or the list itself with `return_messages`); `inputs` is unused."""
+        with self._lock:
+            if self.return_messages:
+                return {self.memory_key: self.chat_memory}
+            return {self.memory_key: self._format_messages_as_text()}
+
+    def _format_messages_as_text(self) -> str:
+        return "\n".join(
+            f"user: {turn['input']}\nassistant: {turn['output']}" for turn in self.chat_memory
+        )
+
+    def clear(self) -> None:
+        """Forget every turn (and empty the bound session, keeping the session)."""
+        with self._lock:
+            self.chat_memory.clear()
+            if self.store is not None and self.session_id is not None:
+                self.store.clear(self.session_id)
+
+    def get_messages(self, limit: int | None = None) -> list[Turn]:
+        """The last `limit` turns, or a copy of all when limit is None, 0 or falsy."""
+        with self._lock:
+            if limit:
+                return list(self.chat_memory[-limit:])
+            return self.chat_memory.copy()
+
+    def get_memory_stats(self) -> dict[str, Any]:
+        """type, message_count, total_characters, estimated_tokens, plus exact token counts."""
+        with self._lock:
+            turns = list(self.chat_memory)
+        chars = sum(len(str(t["input"])) + len(str(t["output"])) for t in turns)
+        from zerda.tokens import get_counter
+
+        counter = get_counter(self.encoding)
+        return {
+            "type": self.memory_type,
+            "message_count": len(turns),
+            "total_characters": chars,
+            "estimated_tokens": chars // 4,
+            "token_count": sum(self.turn_tokens(t) for t in turns),
+            "token_encoding": counter.encoding,
+            "token_count_exact": counter.exact,
+        }
+
+    def turn_tokens(self, turn: Turn) -> int:
+        """Tokens of one turn: its input text plus its output text."""
+        return count_tokens(turn_text(turn["input"]), self.encoding) + count_tokens(
+            turn_text(turn["output"]), self.encoding
+        )
+
+    def context_messages(self) -> list[dict[str, str]]:
+        """What this memory hands a model, as OpenAI-style `{"role", "content"}` dicts."""
+        with self._lock:
+            turns = list(self.chat_memory)
+        messages: list[dict[str, str]] = []
+        for turn in turns:
+            if turn["input"] is not None:
+                messages.append({"role": "user", "content": turn_text(turn["input"])})
+            if turn["output"] is not None:
+                messages.append({"role": "assistant", "content": turn_text(turn["output"])})
+        return messages
+
+    async def asave_context(self, inputs: dict[str, Any], outputs: dict[str, Any]) -> None:
+        """`save_context` in a worker thread."""
+        await asyncio.to_thread(self.save_context, inputs, outputs)
+
+    async def aload_memory_variables(self, inputs: dict[str, Any]) -> dict[str, Any]:
+        """`load_memory_variables` in a worker thread."""
+        return await asyncio.to_thread(self.load_memory_variables, inputs)

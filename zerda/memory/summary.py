@@ -1,0 +1,120 @@
+"""ConversationSummaryMemory and ConversationSummaryBufferMemory: a running summary."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from zerda.memory.base import BaseMemory, Turn
+from zerda.memory.token_buffer import ConversationTokenBufferMemory
+from zerda.summarize import ExtractiveSummarizer, Summarizer
+
+
+class _SummaryMixin(BaseMemory):
+    """A running summary kept beside the turns; bound sessions persist it."""
+
+    summary: str
+    summarizer: Summarizer
+
+    def _init_summary(self, summarizer: Summarizer | None) -> None:
+        self.summarizer = summarizer or ExtractiveSummarizer()
+        self.summary = ""
+
+    def _fold(self, turns: list[Turn]) -> None:
+        if not turns:
+            return
+        self.summary = self.summarizer(self.summary, turns)
+        if self.store is not None and self.session_id is not None:
+            self.store.set_summary(self.session_id, self.summary)
+
+    def _summary_line(self) -> str:
+        return f"summary: {self.summary}" if self.summary else ""
+
+    def load_memory_variables(self, inputs: dict[str, Any]) -> dict[str, Any]:
+        """Text: the summary, then any turns held verbatim; `return_messages` adds key `summary`."""
+        with self._lock:
+            if self.return_messages:
+                return {self.memory_key: self.chat_memory, "summary": self.summary}
+            parts = [self._summary_line(), self._format_messages_as_text()]
+            return {self.memory_key: "\n".join(p for p in parts if p)}
+
+    def context_messages(self) -> list[dict[str, str]]:
+        """The summary as a system message, then the verbatim turns."""
+        head = [
+            {"role": "system", "content": f"Summary of the conversation so far:\n{self.summary}"}
+        ]
+        return (head if self.summary else []) + super().context_messages()
+
+    def clear(self) -> None:
+        """Forget turns and summary."""
+        with self._lock:
+            self.summary = ""
+            super().clear()
+
+    def get_memory_stats(self) -> dict[str, Any]:
+        """The base stats plus the summary's length."""
+        stats = super().get_memory_stats()
+        stats["summary_characters"] = len(self.summary)
+        return stats
+
+
+class ConversationSummaryMemory(_SummaryMixin):
+    """Folds every turn into a running summary; the summary is what it hands a model.
+
+    `chat_memory` still keeps the turns (for `get_messages` and stats).
+    """
+
+    memory_type = "summary"
+
+    def __init__(self, summarizer: Summarizer | None = None, *args: Any, **kwargs: Any) -> None:
+        self._init_summary(summarizer)
+        super().__init__(*args, **kwargs)
+
+    def _restore(self, store: Any, session_id: str) -> None:
+        super()._restore(store, session_id)
+        if store.exists(session_id):
+            self.summary = store.get_summary(session_id) or ""
+
+    def save_context(self, inputs: dict[str, Any], outputs: dict[str, Any]) -> None:
+        """Record the turn and fold it into the summary."""
+        with self._lock:
+            super().save_context(inputs, outputs)
+            self._fold(self.chat_memory[-1:])
+
+    def load_memory_variables(self, inputs: dict[str, Any]) -> dict[str, Any]:
+        """Text: the summary alone; `return_messages`: the turns plus key `summary`."""
+        with self._lock:
+            if self.return_messages:
+                return {self.memory_key: self.chat_memory, "summary": self.summary}
+            return {self.memory_key: self._summary_line()}
+
+    def context_messages(self) -> list[dict[str, str]]:
+        """Only the summary, as a system message."""
+        if not self.summary:
+            return []
+        return [
+            {"role": "system", "content": f"Summary of the conversation so far:\n{self.summary}"}
+        ]
+
+
+class ConversationSummaryBufferMemory(_SummaryMixin, ConversationTokenBufferMemory):
+    """Recent turns verbatim within `max_token_limit`; older turns folded into a summary."""
+
+    memory_type = "summary_buffer"
+
+    def __init__(
+        self,
+        max_token_limit: int = 2000,
+        summarizer: Summarizer | None = None,
+        *args: Any,
+        **kwargs: Any,
+    ) -> None:
+        self._init_summary(summarizer)
+        super().__init__(max_token_limit, *args, **kwargs)
+
+    def _restore(self, store: Any, session_id: str) -> None:
+        super()._restore(store, session_id)
+        if store.exists(session_id):
+            self.summary = store.get_summary(session_id) or ""
+
+    def _trim(self) -> None:
+        self._fold(self._drop_over_budget())

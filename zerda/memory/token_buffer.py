@@ -1,0 +1,64 @@
+"""ConversationTokenBufferMemory: the newest turns that fit a token budget."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from zerda.memory.base import BaseMemory, Turn
+from zerda.tokens import count_tokens
+
+
+class ConversationTokenBufferMemory(BaseMemory):
+    """Drops the oldest turns until the rest fit `max_token_limit` (exact tokens).
+
+    The newest turn is always kept, even when it alone is over the budget: a model
+    should never lose the exchange that was just had. `get_memory_stats()` then
+    reports `over_budget: True`.
+    """
+
+    memory_type = "token"
+
+    def __init__(self, max_token_limit: int = 2000, *args: Any, **kwargs: Any) -> None:
+        if max_token_limit < 0:
+            raise ValueError("max_token_limit must be >= 0")
+        self.max_token_limit = max_token_limit
+        super().__init__(*args, **kwargs)
+
+    def _restore(self, store: Any, session_id: str) -> None:
+        if not store.exists(session_id):
+            return
+        from zerda.memory.turns import turns_from_messages
+
+        kept: list[Any] = []
+        total = 0
+        for message in store.iter_messages_reversed(session_id):
+            if message.role not in ("user", "assistant"):
+                continue
+            kept.append(message)
+            total += count_tokens(message.content, self.encoding)
+            if total > self.max_token_limit and message.role == "user":
+                break
+        self.chat_memory.extend(turns_from_messages(reversed(kept)))
+        self._drop_over_budget()
+
+    def _trim(self) -> None:
+        self._drop_over_budget()
+
+    def _drop_over_budget(self) -> list[Turn]:
+        """Remove and return the oldest turns that do not fit the budget."""
+        counts = [self.turn_tokens(t) for t in self.chat_memory]
+        total = sum(counts)
+        drop = 0
+        while total > self.max_token_limit and drop < len(counts) - 1:
+            total -= counts[drop]
+            drop += 1
+        dropped = self.chat_memory[:drop]
+        del self.chat_memory[:drop]
+        return dropped
+
+    def get_memory_stats(self) -> dict[str, Any]:
+        """The base stats plus the budget and whether the held turns exceed it."""
+        stats = super().get_memory_stats()
+        stats["max_token_limit"] = self.max_token_limit
+        stats["over_budget"] = stats["token_count"] > self.max_token_limit
+        return stats

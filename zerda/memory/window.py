@@ -1,0 +1,29 @@
+"""ConversationBufferWindowMemory: only the last k turns."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from zerda.memory.base import BaseMemory
+from zerda.memory.turns import last_turns
+
+
+class ConversationBufferWindowMemory(BaseMemory):
+    """The last `k` turns. Bound to a store, it reads only those from the file's end."""
+
+    memory_type = "window"
+
+    def __init__(self, k: int = 5, *args: Any, **kwargs: Any) -> None:
+        if k < 0:
+            raise ValueError("k must be >= 0")
+        self.k = k
+        super().__init__(*args, **kwargs)
+
+    def _restore(self, store: Any, session_id: str) -> None:
+        if store.exists(session_id):
+            self.chat_memory.extend(last_turns(store.iter_messages_reversed(session_id), self.k))
+
+    def _trim(self) -> None:
+        excess = len(self.chat_memory) - self.k
+        if excess > 0:
+            del self.chat_memory[:excess]

@@ -1,0 +1,98 @@
+"""Reading a session file into records: strict (errors name file and line) or lenient."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+from typing import Any
+
+from zerda.errors import CorruptSessionError, ZerdaWarning
+from zerda.messages import Message
+from zerda.records import MESSAGE, TOKENS, loads, message_from
+from zerda.sessionfile import SessionFile
+
+Record = dict[str, Any]
+
+
+class RecordReader:
+    """Decodes the lines of one session file; bad lines raise, or warn when lenient."""
+
+    def __init__(self, file: SessionFile, *, lenient: bool) -> None:
+        self.file = file
+        self.lenient = lenient
+
+    def _bad(self, line_number: int, reason: str) -> None:
+        error = CorruptSessionError(self.file.path, line_number, reason)
+        if not self.lenient:
+            raise error
+        warnings.warn(f"{error}; skipped (lenient read)", ZerdaWarning, stacklevel=5)
+
+    def _decode(self, number: int, line: bytes) -> tuple[Record, Message | None] | None:
+        try:
+            record = loads(line)
+            message = message_from(record) if record["type"] == MESSAGE else None
+        except ValueError as exc:
+            self._bad(number, str(exc))
+            return None
+        return record, message
+
+    def forward(self) -> Iterator[tuple[Record, Message | None]]:
+        """Every record from the start, with its Message for message records."""
+        for number, line in self.file.lines():
+            if not line.strip():
+                continue
+            decoded = self._decode(number, line)
+            if decoded is not None:
+                yield decoded
+
+    def backward(self) -> Iterator[tuple[Record, Message | None]]:
+        """Every record from the end (line numbers are worked out only on error)."""
+        for offset, line in self.file.lines_reversed():
+            if not line.strip():
+                continue
+            try:
+                record = loads(line)
+                message = message_from(record) if record["type"] == MESSAGE else None
+            except ValueError as exc:
+                self._bad(self.file.line_number_at(offset), str(exc))
+                continue
+            yield record, message
+
+
+def with_token_counts(
+    records: Iterator[tuple[Record, Message | None]],
+    fill: Callable[[list[Message]], list[Message]],
+) -> Iterator[Message]:
+    """Messages in file order, counts taken from later `tokens` records.
+
+    Messages that no record counted are handed to `fill` once, at the end, which
+    returns them counted (and may persist the counts).
+    """
+    held: list[Message] = []
+    waiting: dict[str, int] = {}
+    for record, message in records:
+        if message is not None:
+            if message.token_count is None and message.uuid:
+                waiting[message.uuid] = len(held)
+            if waiting:
+                held.append(message)
+            else:
+                yield message
+        elif record["type"] == TOKENS and waiting:
+            _resolve(held, waiting, record.get("counts") or {})
+            if not waiting:
+                yield from held
+                held.clear()
+    if waiting:
+        indexes = sorted(waiting.values())
+        for index, counted in zip(indexes, fill([held[i] for i in indexes]), strict=True):
+            held[index] = counted
+    yield from held
+
+
+def _resolve(held: list[Message], waiting: dict[str, int], counts: dict[str, Any]) -> None:
+    for uuid, count in counts.items():
+        index = waiting.pop(uuid, None)
+        if index is not None and isinstance(count, int):
+            held[index] = replace(held[index], token_count=count)

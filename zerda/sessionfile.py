@@ -1,0 +1,231 @@
+"""One session file on disk: locked O(1) appends, forward and backward line reads, safe rewrites."""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import os
+import threading
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from pathlib import Path
+
+from zerda.errors import StorageWriteError, UnsafePathError, ZerdaWarning
+
+BLOCK = 1 << 16
+FILE_MODE = 0o600
+
+
+def _open(path: Path, flags: int) -> int:
+    """os.open that refuses symlinks and always creates files 0600."""
+    try:
+        fd = os.open(path, flags | os.O_NOFOLLOW | os.O_CLOEXEC, FILE_MODE)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise UnsafePathError(f"{path} is a symlink; refusing to follow it") from None
+        raise
+    if flags & os.O_CREAT:
+        os.fchmod(fd, FILE_MODE)
+    return fd
+
+
+class SessionFile:
+    """The JSON Lines file of one session and its lock file."""
+
+    def __init__(self, path: Path, lock_path: Path, *, fsync: bool = True) -> None:
+        self.path = path
+        self.lock_path = lock_path
+        self.fsync = fsync
+
+    def exists(self) -> bool:
+        """True when the session file is there (a symlink counts, and is refused on use)."""
+        return os.path.lexists(self.path)
+
+    @contextmanager
+    def locked(self) -> Iterator[None]:
+        """Hold the session's exclusive lock: an flock on a sibling lock file.
+
+        Re-entrant within a process (flock is per open file, so a nested open would
+        deadlock); threads of one process queue on an in-process lock first.
+        """
+        held = _held_lock(self.lock_path)
+        with held.mutex:
+            if held.depth == 0:
+                held.fd = _open(self.lock_path, os.O_RDWR | os.O_CREAT)
+                fcntl.flock(held.fd, fcntl.LOCK_EX)
+            held.depth += 1
+            try:
+                yield
+            finally:
+                held.depth -= 1
+                if held.depth == 0:
+                    os.close(held.fd)
+
+    def append(self, data: bytes, header: bytes) -> None:
+        """Append `data` (whole lines) in one write; create the file with `header` first.
+
+        Call under `locked()`. A torn last line left by a crash is cut off first,
+        with a warning. On any failure the file is truncated back to its old size.
+        """
+        fd = _open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND)
+        try:
+            size = os.fstat(fd).st_size
+            size = self._repair_tail(fd, size)
+            payload = data if size else header + data
+            self._write_all(fd, payload, size)
+        finally:
+            os.close(fd)
+
+    def _repair_tail(self, fd: int, size: int) -> int:
+        if size == 0 or os.pread(fd, 1, size - 1) == b"\n":
+            return size
+        keep = self._last_newline_end(fd, size)
+        os.ftruncate(fd, keep)
+        warnings.warn(
+            f"{self.path}: repaired a torn last line ({size - keep} bytes of an "
+            "unfinished write were dropped)",
+            ZerdaWarning,
+            stacklevel=4,
+        )
+        return keep
+
+    @staticmethod
+    def _last_newline_end(fd: int, size: int) -> int:
+        pos = size
+        while pos > 0:
+            start = max(0, pos - BLOCK)
+            chunk = os.pread(fd, pos - start, start)
+            cut = chunk.rfind(b"\n")
+            if cut >= 0:
+                return start + cut + 1
+            pos = start
+        return 0
+
+    def _write_all(self, fd: int, payload: bytes, size: int) -> None:
+        try:
+            written = os.write(fd, payload)
+            if written != len(payload):
+                raise OSError(errno.ENOSPC, "short write")
+            if self.fsync:
+                os.fsync(fd)
+        except OSError as exc:
+            _truncate_quietly(fd, size)
+            raise StorageWriteError(
+                f"cannot write {self.path}: {exc.strerror or exc}; nothing was written"
+            ) from None
+
+    def rewrite(self, data: bytes) -> None:
+        """Replace the file's content: temp file, fsync, rename, fsync dir. Call under the lock."""
+        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
+        fd = _open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+        try:
+            self._write_all(fd, data, 0)
+            os.fsync(fd)
+        except BaseException:
+            os.close(fd)
+            tmp.unlink(missing_ok=True)
+            raise
+        os.close(fd)
+        os.replace(tmp, self.path)
+        _fsync_dir(self.path.parent)
+
+    def remove(self) -> None:
+        """Delete the session file and its lock file."""
+        self.path.unlink(missing_ok=True)
+        self.lock_path.unlink(missing_ok=True)
+
+    def size(self) -> int:
+        """The file size in bytes."""
+        return os.lstat(self.path).st_size
+
+    def lines(self) -> Iterator[tuple[int, bytes]]:
+        """(line number, line) from the start; a torn last line is skipped with a warning."""
+        fd = _open(self.path, os.O_RDONLY)
+        with os.fdopen(fd, "rb", buffering=BLOCK) as handle:
+            number = 0
+            for number, line in enumerate(handle, start=1):
+                if not line.endswith(b"\n"):
+                    self._warn_torn(number)
+                    return
+                yield number, line
+
+    def lines_reversed(self) -> Iterator[tuple[int, bytes]]:
+        """(offset, line) from the end, reading blocks backwards: cost grows with lines read."""
+        fd = _open(self.path, os.O_RDONLY)
+        try:
+            yield from self._reverse(fd)
+        finally:
+            os.close(fd)
+
+    def _reverse(self, fd: int) -> Iterator[tuple[int, bytes]]:
+        pos = os.fstat(fd).st_size
+        carry = b""  # bytes after `pos` not yet yielded: a partial line, or the torn tail
+        in_tail = True  # still inside the bytes after the file's last newline
+        while pos > 0:
+            start = max(0, pos - BLOCK)
+            data = os.pread(fd, pos - start, start) + carry
+            pos = start
+            if in_tail:
+                if b"\n" not in data and start:
+                    carry = data
+                    continue
+                in_tail = False
+                data, sep, torn = data.rpartition(b"\n")
+                if torn:
+                    self._warn_torn(None)
+                if not sep:
+                    continue
+                data += b"\n"
+            parts = data.split(b"\n")
+            parts.pop()
+            cursor = start + len(data)
+            lowest = 0 if start == 0 else 1
+            for line in reversed(parts[lowest:]):
+                cursor -= len(line) + 1
+                yield cursor, line
+            carry = parts[0] + b"\n" if start else b""
+
+    def line_number_at(self, offset: int) -> int:
+        """The 1-based line number of the line starting at byte `offset`."""
+        fd = _open(self.path, os.O_RDONLY)
+        with os.fdopen(fd, "rb") as handle:
+            return handle.read(offset).count(b"\n") + 1
+
+    def _warn_torn(self, number: int | None) -> None:
+        where = f"line {number}" if number else "the last line"
+        warnings.warn(
+            f"{self.path}: {where} is torn (an unfinished write); skipped, "
+            "the next write repairs it",
+            ZerdaWarning,
+            stacklevel=4,
+        )
+
+
+class _HeldLock:
+    def __init__(self) -> None:
+        self.mutex = threading.RLock()
+        self.depth = 0
+        self.fd = -1
+
+
+_registry_mutex = threading.Lock()
+_registry: dict[str, _HeldLock] = {}
+
+
+def _held_lock(path: Path) -> _HeldLock:
+    with _registry_mutex:
+        return _registry.setdefault(str(path), _HeldLock())
+
+
+def _truncate_quietly(fd: int, size: int) -> None:
+    with suppress(OSError):
+        os.ftruncate(fd, size)
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

@@ -1,0 +1,293 @@
+"""SessionStore: durable per-session history in append-only JSON Lines files."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from zerda.errors import NotFoundError, StoreError
+from zerda.messages import Memory, Message, Session, utc_now
+from zerda.paths import SESSION_ID, SUFFIX, default_home, private_dir, validate_session_id
+from zerda.reader import RecordReader, with_token_counts
+from zerda.records import (
+    HEADER,
+    MESSAGE,
+    SUMMARY,
+    TOKENS,
+    UPDATE,
+    dumps,
+    header_record,
+    session_from,
+)
+from zerda.sessionfile import SessionFile
+from zerda.stats import SessionStats, collect_stats
+from zerda.tokens import DEFAULT_ENCODING, get_counter
+
+
+class SessionStore:
+    """Sessions on disk under `<home>/sessions/<id>.jsonl`, created on first write.
+
+    `fsync=False` trades durability against power loss for speed (a killed
+    process never loses an acknowledged write either way). `count_on_write=False`
+    stores messages without token counts; the first reader counts and records them.
+    `lenient=True` skips damaged lines with a warning instead of raising.
+    """
+
+    def __init__(
+        self,
+        home: str | os.PathLike[str] | None = None,
+        *,
+        fsync: bool = True,
+        lenient: bool = False,
+        encoding: str = DEFAULT_ENCODING,
+        count_on_write: bool = True,
+    ) -> None:
+        self.home = Path(home).expanduser() if home is not None else default_home()
+        self.sessions_dir = self.home / "sessions"
+        self.fsync = fsync
+        self.lenient = lenient
+        self.encoding = encoding
+        self.count_on_write = count_on_write
+
+    # -- files -----------------------------------------------------------------
+
+    def _file(self, session_id: str) -> SessionFile:
+        validate_session_id(session_id)
+        return SessionFile(
+            self.sessions_dir / f"{session_id}{SUFFIX}",
+            self.sessions_dir / f".{session_id}.lock",
+            fsync=self.fsync,
+        )
+
+    def _writable(self, session_id: str) -> SessionFile:
+        file = self._file(session_id)
+        private_dir(self.home)
+        private_dir(self.sessions_dir)
+        return file
+
+    def _existing(self, session_id: str) -> SessionFile:
+        file = self._file(session_id)
+        if not file.exists():
+            raise NotFoundError(session_id)
+        return file
+
+    def _reader(self, file: SessionFile) -> RecordReader:
+        return RecordReader(file, lenient=self.lenient)
+
+    def _append(
+        self, session_id: str, records: list[dict[str, Any]], session: Session | None = None
+    ) -> None:
+        file = self._writable(session_id)
+        header = dumps(header_record(session or Session(id=session_id), self.encoding))
+        with file.locked():
+            file.append(b"".join(dumps(r) for r in records), header)
+
+    # -- sessions ----------------------------------------------------------------
+
+    def exists(self, session_id: str) -> bool:
+        """True when the session has a file."""
+        return self._file(session_id).exists()
+
+    def create_session(
+        self, session_id: str, user_id: str | None = None, metadata: dict[str, Any] | None = None
+    ) -> Session:
+        """Create the session, or update its user and metadata if it exists."""
+        session = Session(
+            id=session_id, user_id=user_id, metadata=metadata or {}, created_at=utc_now()
+        )
+        if self.exists(session_id):
+            self._append(
+                session_id, [{"type": UPDATE, "user_id": user_id, "metadata": metadata or {}}]
+            )
+            return self.get_session(session_id)
+        self._append(session_id, [], session)
+        return self.get_session(session_id)
+
+    def get_session(self, session_id: str) -> Session:
+        """The session's id, user, metadata and creation time."""
+        header: dict[str, Any] | None = None
+        updates: list[dict[str, Any]] = []
+        for record, _ in self._reader(self._existing(session_id)).forward():
+            if record["type"] == HEADER and header is None:
+                header = record
+            elif record["type"] == UPDATE:
+                updates.append(record)
+        if header is None:
+            header = header_record(Session(id=session_id), self.encoding)
+        return session_from(header, updates)
+
+    def session_ids(self) -> list[str]:
+        """The ids of all sessions, sorted."""
+        if not self.sessions_dir.is_dir():
+            return []
+        names = (p.name[: -len(SUFFIX)] for p in self.sessions_dir.glob(f"*{SUFFIX}"))
+        return sorted(n for n in names if SESSION_ID.fullmatch(n))
+
+    def list_sessions(self) -> list[SessionStats]:
+        """Stats of every readable session, most recently active first."""
+        stats = []
+        for session_id in self.session_ids():
+            try:
+                stats.append(self.session_stats(session_id))
+            except (StoreError, NotFoundError):
+                continue
+        return sorted(stats, key=lambda s: s.last_activity or "", reverse=True)
+
+    def delete_session(self, session_id: str) -> None:
+        """Remove the session's file."""
+        file = self._existing(session_id)
+        with file.locked():
+            file.remove()
+
+    # -- writing messages ----------------------------------------------------------
+
+    def _stamp(self, message: Message) -> Message:
+        if message.token_count is not None or not self.count_on_write:
+            return message.stamped(None)
+        return message.stamped(get_counter(self.encoding).count(message.content))
+
+    def add_memory(self, session_id: str, memory: Memory) -> list[Message]:
+        """Append the messages in one write (created on first write); returns them stored."""
+        stored = [self._stamp(m) for m in memory.messages]
+        records: list[dict[str, Any]] = [{"type": MESSAGE, **m.to_dict()} for m in stored]
+        if memory.summary is not None:
+            records.append({"type": SUMMARY, "content": memory.summary})
+        self._append(session_id, records)
+        return stored
+
+    def add_message(self, session_id: str, message: Message) -> Message:
+        """Append one message."""
+        return self.add_memory(session_id, Memory(messages=[message]))[0]
+
+    def append_turn(
+        self, session_id: str, user: str, assistant: str, metadata: dict[str, Any] | None = None
+    ) -> tuple[Message, Message]:
+        """Append a user message and its reply in one write: never half a turn."""
+        pair = [
+            Message("user", user, dict(metadata or {})),
+            Message("assistant", assistant, dict(metadata or {})),
+        ]
+        first, second = self.add_memory(session_id, Memory(messages=pair))
+        return first, second
+
+    def set_summary(self, session_id: str, summary: str) -> None:
+        """Record the session's running summary (the latest one wins)."""
+        self._append(
+            session_id, [{"type": SUMMARY, "content": summary, "created_at": utc_now().isoformat()}]
+        )
+
+    # -- reading messages ----------------------------------------------------------
+
+    def _fill_counts(self, file: SessionFile, messages: list[Message]) -> list[Message]:
+        """Count messages stored without a count, and record the counts for next time."""
+        if not messages:
+            return messages
+        counter = get_counter(self.encoding)
+        counted = [replace(m, token_count=counter.count(m.content)) for m in messages]
+        try:
+            with file.locked():
+                file.append(
+                    dumps({"type": TOKENS, "counts": {m.uuid: m.token_count for m in counted}}), b""
+                )
+        except (OSError, StoreError):
+            pass  # a read-only store still answers; the counts are recomputed next time
+        return counted
+
+    def iter_messages(self, session_id: str) -> Iterator[Message]:
+        """Every message, oldest first, streamed."""
+        file = self._existing(session_id)
+        return with_token_counts(
+            self._reader(file).forward(), lambda ms: self._fill_counts(file, ms)
+        )
+
+    def iter_messages_reversed(self, session_id: str) -> Iterator[Message]:
+        """Messages newest first, read backwards from the end of the file.
+
+        Messages written with `count_on_write=False` may carry `token_count=None`.
+        """
+        counts: dict[str, int] = {}
+        for record, message in self._reader(self._existing(session_id)).backward():
+            if message is None:
+                if record["type"] == TOKENS:
+                    counts.update(record.get("counts") or {})
+                continue
+            if message.token_count is None and message.uuid in counts:
+                message = replace(message, token_count=counts[message.uuid])
+            yield message
+
+    def get_memory(self, session_id: str, lastn: int | None = None) -> Memory:
+        """The session's messages (the last `lastn` only, read from the end) and summary."""
+        if lastn is None:
+            messages = list(self.iter_messages(session_id))
+        else:
+            messages = []
+            for message in self.iter_messages_reversed(session_id) if lastn > 0 else ():
+                messages.append(message)
+                if len(messages) >= lastn:
+                    break
+            messages.reverse()
+            missing = [m for m in messages if m.token_count is None]
+            counted = {m.uuid: m for m in self._fill_counts(self._file(session_id), missing)}
+            messages = [counted.get(m.uuid, m) for m in messages]
+        return Memory(messages=messages, summary=self.get_summary(session_id))
+
+    def get_summary(self, session_id: str) -> str | None:
+        """The latest summary recorded for the session, or None."""
+        for record, _ in self._reader(self._existing(session_id)).backward():
+            if record["type"] == SUMMARY:
+                return str(record.get("content") or "")
+        return None
+
+    def session_stats(self, session_id: str) -> SessionStats:
+        """Counts, tokens, characters, activity and file size, in one pass."""
+        file = self._existing(session_id)
+        stats = collect_stats(session_id, self.iter_messages(session_id))
+        return replace(stats, file_size=file.size(), encoding=self.encoding)
+
+    def search(self, query: str, session_id: str | None = None) -> Iterator[tuple[str, Message]]:
+        """(session id, message) for every message whose content holds `query`, any case."""
+        needle = query.casefold()
+        ids = [session_id] if session_id else self.session_ids()
+        for sid in ids:
+            for message in self.iter_messages(sid):
+                if needle in message.content.casefold():
+                    yield sid, message
+
+    # -- rewriting -----------------------------------------------------------------
+
+    def _rewrite(self, session_id: str, keep_messages: int | None) -> list[Message]:
+        """Rewrite the file compacted: header with the latest facts, messages, summary.
+
+        Keeps the first `keep_messages` messages (all when None); returns those dropped.
+        """
+        file = self._existing(session_id)
+        with file.locked():
+            session = self.get_session(session_id)
+            messages = list(self.iter_messages(session_id))
+            summary = self.get_summary(session_id)
+            kept = messages if keep_messages is None else messages[:keep_messages]
+            records = [header_record(session, self.encoding)]
+            records += [{"type": MESSAGE, **m.to_dict()} for m in kept]
+            if summary is not None and keep_messages is None:
+                records.append({"type": SUMMARY, "content": summary})
+            file.rewrite(b"".join(dumps(r) for r in records))
+        return messages[len(kept) :]
+
+    def clear(self, session_id: str) -> None:
+        """Empty the session (messages and summary); the session and its metadata stay."""
+        self._rewrite(session_id, keep_messages=0)
+
+    def compact(self, session_id: str) -> None:
+        """Fold updates, token records and old summaries into a fresh file."""
+        self._rewrite(session_id, keep_messages=None)
+
+    def delete_last_turn(self, session_id: str) -> list[Message]:
+        """Remove the last user message and everything after it; returns what was removed."""
+        messages = list(self.iter_messages(session_id))
+        last_user = max((i for i, m in enumerate(messages) if m.role == "user"), default=None)
+        if last_user is None:
+            return []
+        return self._rewrite(session_id, keep_messages=last_user)

@@ -1,0 +1,1 @@
+"""The `zerda` command: a terminal chat-history manager over the zerda library."""
