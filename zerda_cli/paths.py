@@ -1,0 +1,51 @@
+"""Where the `zerda` command keeps its files: the data home, config and state directories.
+
+An explicit home (`--home PATH` or `ZERDA_HOME`) holds everything, so one
+directory isolates a whole setup (tests, demos). Otherwise sessions go to
+platformdirs' data dir, config to its config dir, state (REPL history) to its state dir.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+APP_NAME = "zerda"
+
+
+def explicit_home(home: str | os.PathLike[str] | None = None) -> Path | None:
+    """`home` if given, else `$ZERDA_HOME` if set, else None."""
+    if home is not None and str(home):
+        return Path(home).expanduser()
+    env = os.environ.get("ZERDA_HOME")
+    return Path(env).expanduser() if env else None
+
+
+def resolve_home(home: str | os.PathLike[str] | None = None) -> Path:
+    """The data home: `home`, `$ZERDA_HOME`, or platformdirs' user data dir for zerda."""
+    chosen = explicit_home(home)
+    if chosen is not None:
+        return chosen
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir(APP_NAME))
+
+
+def config_dir(home: str | os.PathLike[str] | None = None) -> Path:
+    """Config files: the explicit home itself, else platformdirs' user config dir."""
+    chosen = explicit_home(home)
+    if chosen is not None:
+        return chosen
+    import platformdirs
+
+    return Path(platformdirs.user_config_dir(APP_NAME))
+
+
+def state_dir(home: str | os.PathLike[str] | None = None) -> Path:
+    """State (REPL history): `<explicit home>/state`, else platformdirs' user state dir."""
+    chosen = explicit_home(home)
+    if chosen is not None:
+        return chosen / "state"
+    import platformdirs
+
+    return Path(platformdirs.user_state_dir(APP_NAME))
