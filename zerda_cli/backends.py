@@ -1,0 +1,340 @@
+"""Who answers in `zerda chat`: the user (manual), a program the user names, or an HTTP API.
+
+A backend turns the context (OpenAI-style `{"role", "content"}` dicts, the new user
+message last) into the reply, yielded in pieces as they arrive. Failures raise
+BackendError with one line for people; a reply cut short is never recorded.
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+import os
+import shlex
+import signal
+import socket
+import subprocess
+import threading
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Callable, Generator, Iterator
+from typing import IO, TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from zerda_cli.config import ChatConfig
+
+Messages = list[dict[str, str]]
+CHUNK = 4096
+STDERR_TAIL = 4096
+
+
+class BackendError(Exception):
+    """The backend could not produce a reply; the message is one line for people."""
+
+
+class Backend(Protocol):
+    """Produces the assistant's reply to a context, in pieces."""
+
+    name: str
+    needs_terminal: bool
+
+    def reply(self, messages: Messages) -> Generator[str, None, None]:
+        """Yield the reply as it arrives; raise BackendError on failure."""
+        ...
+
+
+def one_line(text: str, limit: int = 200) -> str:
+    """`text` squeezed to one printable line of at most `limit` characters."""
+    flat = " ".join("".join(c if c.isprintable() else " " for c in text).split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def as_text(messages: Messages) -> str:
+    """The context in the `role: content` text form, one message after another."""
+    return "\n".join(f"{m['role']}: {m['content']}" for m in messages) + "\n"
+
+
+class ManualBackend:
+    """The user types the reply; `ask` shows the prompt and returns what was typed."""
+
+    name = "manual"
+    needs_terminal = True
+
+    def __init__(self, ask: Callable[[], str] | None = None) -> None:
+        self.ask = ask or _no_terminal
+
+    def reply(self, messages: Messages) -> Generator[str, None, None]:
+        """Yield what the user typed at the reply prompt."""
+        yield self.ask()
+
+
+def _no_terminal() -> str:
+    raise BackendError("the manual backend needs a terminal: use --backend command or openai")
+
+
+class CommandBackend:
+    """Runs `command` per turn: the context on its stdin, its stdout (streamed) is the reply."""
+
+    name = "command"
+    needs_terminal = False
+
+    def __init__(
+        self, command: str, text_format: bool = False, env: dict[str, str] | None = None
+    ) -> None:
+        try:
+            self.argv = shlex.split(command)
+        except ValueError as exc:
+            raise BackendError(f"cannot parse --command: {exc}") from None
+        if not self.argv:
+            raise BackendError("--command is empty")
+        self.text_format = text_format
+        self.env = env or {}
+
+    def _payload(self, messages: Messages) -> bytes:
+        if self.text_format:
+            return as_text(messages).encode()
+        return json.dumps({"messages": messages}, ensure_ascii=False).encode()
+
+    def _start(self) -> subprocess.Popen[bytes]:
+        try:
+            # Own session: Ctrl-C in the REPL reaches zerda only, which then ends the program.
+            return subprocess.Popen(
+                self.argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env={**os.environ, **self.env},
+                start_new_session=True,
+            )
+        except FileNotFoundError:
+            raise BackendError(f"command not found: {self.argv[0]}") from None
+        except OSError as exc:
+            raise BackendError(f"cannot run {self.argv[0]}: {exc.strerror or exc}") from None
+
+    def reply(self, messages: Messages) -> Generator[str, None, None]:
+        """Stream the program's stdout; a non-zero exit is a BackendError."""
+        proc = self._start()
+        assert proc.stdin and proc.stdout and proc.stderr
+        tail = bytearray()
+        threads = [
+            threading.Thread(target=_feed, args=(proc.stdin, self._payload(messages)), daemon=True),
+            threading.Thread(target=_drain, args=(proc.stderr, tail), daemon=True),
+        ]
+        for thread in threads:
+            thread.start()
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        try:
+            while chunk := os.read(proc.stdout.fileno(), CHUNK):
+                if text := decoder.decode(chunk):
+                    yield text
+            if text := decoder.decode(b"", final=True):
+                yield text
+            status = proc.wait()
+            threads[1].join()
+            if status != 0:
+                raise BackendError(self._failure(status, bytes(tail)))
+        finally:
+            _stop(proc, threads)
+
+    def _failure(self, status: int, stderr: bytes) -> str:
+        name = os.path.basename(self.argv[0])
+        how = f"killed by signal {-status}" if status < 0 else f"exited with status {status}"
+        lines = [ln for ln in stderr.decode(errors="replace").splitlines() if ln.strip()]
+        return f"{name} {how}" + (f": {one_line(lines[-1])}" if lines else "")
+
+
+def _feed(pipe: IO[bytes], data: bytes) -> None:
+    """Write the context to the program; it may exit without reading it all."""
+    try:
+        pipe.write(data)
+        pipe.close()
+    except (BrokenPipeError, OSError):
+        pass
+
+
+def _drain(pipe: IO[bytes], tail: bytearray) -> None:
+    """Keep the last few KB of the program's stderr for the error message."""
+    try:
+        while chunk := pipe.read1(CHUNK):  # type: ignore[attr-defined]
+            tail.extend(chunk)
+            del tail[:-STDERR_TAIL]
+    except (OSError, ValueError):
+        pass
+
+
+def _stop(proc: subprocess.Popen[bytes], threads: list[threading.Thread]) -> None:
+    """End the program (and its children) if it is still running, reap it, close pipes."""
+    if proc.poll() is None:
+        try:
+            os.killpg(proc.pid, signal.SIGTERM)
+            proc.wait(timeout=2)
+        except (ProcessLookupError, PermissionError):
+            pass
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    for thread in threads:
+        thread.join(timeout=1)
+    if proc.stdout:
+        proc.stdout.close()
+
+
+class OpenAIBackend:
+    """An OpenAI-compatible `/chat/completions` endpoint, streamed (server-sent events).
+
+    The key is sent in the Authorization header only; it is never shown, logged or stored.
+    """
+
+    name = "openai"
+    needs_terminal = False
+
+    def __init__(
+        self, base_url: str, model: str, api_key: str | None, timeout: float = 60.0
+    ) -> None:
+        parsed = urllib.parse.urlsplit(base_url)
+        if parsed.scheme not in ("http", "https") or not parsed.netloc:
+            raise BackendError(f"bad --base-url {base_url!r}: use http(s)://host[:port]/v1")
+        self.url = base_url.rstrip("/") + "/chat/completions"
+        self.host = parsed.netloc
+        self.model = model
+        self._key = api_key
+        self.timeout = timeout
+
+    def __repr__(self) -> str:
+        return f"OpenAIBackend(url={self.url!r}, model={self.model!r})"
+
+    def _request(self, messages: Messages) -> urllib.request.Request:
+        body = {"model": self.model, "messages": messages, "stream": True}
+        headers = {"Content-Type": "application/json", "Accept": "text/event-stream"}
+        if self._key:
+            headers["Authorization"] = f"Bearer {self._key}"
+        return urllib.request.Request(
+            self.url, data=json.dumps(body).encode(), headers=headers, method="POST"
+        )
+
+    def reply(self, messages: Messages) -> Generator[str, None, None]:
+        """Yield the content deltas of the streamed completion."""
+        try:
+            response = urllib.request.urlopen(self._request(messages), timeout=self.timeout)
+        except urllib.error.HTTPError as exc:
+            raise BackendError(self._http_failure(exc)) from None
+        except urllib.error.URLError as exc:
+            raise BackendError(self._connect_failure(exc.reason)) from None
+        except (TimeoutError, OSError) as exc:
+            raise BackendError(self._connect_failure(exc)) from None
+        with response:
+            try:
+                if response.headers.get_content_type() == "text/event-stream":
+                    yield from self._events(response)
+                else:
+                    yield _completion_text(_json(response.read()), self._redact)
+            except TimeoutError:
+                raise BackendError(
+                    f"{self.host} stopped sending for {self.timeout:g} s (timeout); "
+                    "nothing recorded"
+                ) from None
+            except OSError as exc:
+                raise BackendError(f"connection to {self.host} broke: {exc}") from None
+
+    def _events(self, response: Any) -> Iterator[str]:
+        for raw in response:
+            line = raw.decode("utf-8", errors="replace").strip()
+            if not line.startswith("data:"):
+                continue
+            data = line[len("data:") :].strip()
+            if data == "[DONE]":
+                return
+            yield from _delta_text(_json(data.encode()), self._redact)
+
+    def _redact(self, text: str) -> str:
+        return text.replace(self._key, "[key]") if self._key else text
+
+    def _server_message(self, exc: urllib.error.HTTPError) -> str:
+        try:
+            body = exc.read(STDERR_TAIL).decode("utf-8", errors="replace")
+        except OSError:
+            return ""
+        try:
+            error = json.loads(body).get("error", body)
+            text = error.get("message", "") if isinstance(error, dict) else str(error)
+        except (ValueError, AttributeError):
+            text = body
+        return one_line(self._redact(text), 160)
+
+    def _http_failure(self, exc: urllib.error.HTTPError) -> str:
+        code = exc.code
+        if code in (401, 403):
+            hint = "the API key was refused: check ZERDA_API_KEY or OPENAI_API_KEY"
+            if not self._key:
+                hint = "no API key: set ZERDA_API_KEY or OPENAI_API_KEY"
+        elif code == 404:
+            hint = "not found: check --base-url (usually ending in /v1) and --model"
+        elif code == 429:
+            wait = exc.headers.get("Retry-After")
+            hint = "rate limited or out of quota" + (f"; retry after {wait} s" if wait else "")
+        elif code >= 500:
+            hint = "the server failed; try again with /retry"
+        else:
+            hint = "request refused"
+        detail = self._server_message(exc)
+        return f"HTTP {code} from {self.host}: {hint}" + (f" ({detail})" if detail else "")
+
+    def _connect_failure(self, reason: object) -> str:
+        if isinstance(reason, ConnectionRefusedError):
+            return f"cannot connect to {self.host}: connection refused (is the server running?)"
+        if isinstance(reason, TimeoutError):
+            return f"no answer from {self.host} within {self.timeout:g} s (timeout)"
+        if isinstance(reason, socket.gaierror):
+            return f"cannot resolve {self.host}: {reason.strerror or reason}"
+        text = getattr(reason, "strerror", None) or str(reason)
+        return f"cannot reach {self.host}: {one_line(text, 160)}"
+
+
+def _json(data: bytes) -> Any:
+    try:
+        return json.loads(data)
+    except ValueError:
+        raise BackendError(f"the server sent something that is not JSON: {data[:80]!r}") from None
+
+
+def _error_in(payload: Any, redact: Callable[[str], str]) -> None:
+    """Raise BackendError if a payload is an error object instead of a completion."""
+    if isinstance(payload, dict) and payload.get("error"):
+        error = payload["error"]
+        text = error.get("message", "") if isinstance(error, dict) else str(error)
+        raise BackendError(f"the server reported an error: {one_line(redact(text), 160)}")
+
+
+def _delta_text(payload: Any, redact: Callable[[str], str]) -> Iterator[str]:
+    _error_in(payload, redact)
+    choices = payload.get("choices") if isinstance(payload, dict) else None
+    for choice in choices if isinstance(choices, list) else []:
+        if not isinstance(choice, dict):
+            continue
+        content = (choice.get("delta") or {}).get("content")
+        if isinstance(content, str) and content:
+            yield content
+
+
+def _completion_text(payload: Any, redact: Callable[[str], str]) -> str:
+    _error_in(payload, redact)
+    try:
+        content = payload["choices"][0]["message"]["content"]
+    except (KeyError, IndexError, TypeError):
+        raise BackendError("the server's reply holds no choices[0].message.content") from None
+    return str(content or "")
+
+
+def make_backend(config: ChatConfig, session_id: str) -> Backend:
+    """The backend the config names (manual, command or openai)."""
+    name = config.backend_name
+    if name == "command":
+        return CommandBackend(
+            config.command or "",
+            text_format=config.command_format == "text",
+            env={"ZERDA_SESSION": session_id},
+        )
+    if name == "openai":
+        return OpenAIBackend(config.base_url, config.model, config.api_key(), config.timeout)
+    return ManualBackend()

@@ -1,0 +1,175 @@
+"""`zerda chat`: the command function. Heavy modules load only once the REPL starts."""
+
+from __future__ import annotations
+
+import secrets
+import sys
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, NoReturn
+
+import typer
+
+from zerda.errors import ZerdaError
+from zerda_cli.params import HomeOpt, complete_session, open_store
+
+if TYPE_CHECKING:
+    from zerda_cli.config import ChatConfig
+
+EPILOG = (
+    "Backends: manual (you type the reply; the default), command (--command 'PROGRAM ARGS': "
+    'the context goes to its stdin as JSON {"messages": [...]} or, with --command-format '
+    "text, as 'role: content' lines; its stdout is the reply), openai (--base-url, --model; "
+    "the key comes from ZERDA_API_KEY or OPENAI_API_KEY). Defaults come from the [chat] "
+    "table of config.toml in the config dir and from ZERDA_* variables; flags win. "
+    "With stdin not a terminal, each line is one message and each reply goes to stdout."
+)
+
+
+def new_session_id() -> str:
+    """A fresh, sortable session id: `chat-YYYYMMDD-HHMMSS-xxxx`."""
+    return f"chat-{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(2)}"
+
+
+def _fail(message: str, code: int = 1) -> NoReturn:
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(code)
+
+
+def _pick_session(home: Path | None, session: str | None, resume: bool) -> str:
+    """The session to open: the one named, the most recently active one, or a new one."""
+    from zerda.paths import validate_session_id
+
+    if session and resume:
+        _fail("give a SESSION or --continue, not both", 2)
+    if session:
+        return validate_session_id(session)
+    if resume:
+        recent = open_store(home).list_sessions()
+        if not recent:
+            _fail("no session to continue yet; start one with `zerda chat`")
+        return recent[0].session_id
+    return new_session_id()
+
+
+def chat(
+    session: Annotated[
+        str | None,
+        typer.Argument(
+            metavar="[SESSION]",
+            help="Session to chat in (a new id is made and printed when omitted).",
+            autocompletion=complete_session,
+            show_default=False,
+        ),
+    ] = None,
+    resume: Annotated[
+        bool, typer.Option("--continue", "-c", help="Reopen the most recently active session.")
+    ] = False,
+    backend: Annotated[
+        str | None,
+        typer.Option("--backend", "-b", help="Who answers: manual, command or openai."),
+    ] = None,
+    command: Annotated[
+        str | None,
+        typer.Option("--command", help="Program run per turn (command backend).", metavar="CMD"),
+    ] = None,
+    command_format: Annotated[
+        str | None,
+        typer.Option("--command-format", help="Context on the program's stdin: json or text."),
+    ] = None,
+    base_url: Annotated[
+        str | None,
+        typer.Option("--base-url", help="OpenAI-compatible API root, e.g. http://host:8080/v1."),
+    ] = None,
+    model: Annotated[str | None, typer.Option("--model", "-m", help="Model name (openai).")] = None,
+    timeout: Annotated[
+        float | None, typer.Option("--timeout", help="Seconds to wait for the API (openai).")
+    ] = None,
+    memory: Annotated[
+        str | None,
+        typer.Option(
+            "--memory",
+            help="History in the context: buffer, window:K, token:N or summary:N (window:10).",
+        ),
+    ] = None,
+    system: Annotated[
+        str | None,
+        typer.Option("--system", help="System prompt for sessions without their own."),
+    ] = None,
+    show: Annotated[
+        int | None, typer.Option("--show", help="Turns shown on entry (3).", min=0)
+    ] = None,
+    no_input_history: Annotated[
+        bool, typer.Option("--no-input-history", help="Keep no input history file this time.")
+    ] = False,
+    home: HomeOpt = None,
+) -> None:
+    """Chat in a session; every complete turn is recorded as it happens."""
+    from zerda_cli.config import load_config
+
+    flags = {
+        "backend": backend,
+        "command": command,
+        "command_format": command_format,
+        "base_url": base_url,
+        "model": model,
+        "timeout": timeout,
+        "memory": memory,
+        "system": system,
+        "show": show,
+        "input_history": False if no_input_history else None,
+    }
+    try:
+        config = load_config(home, flags)
+        session_id = _pick_session(home, session, resume)
+        interactive = sys.stdin.isatty()
+        if not interactive and config.backend_name == "manual":
+            _fail(
+                "stdin is not a terminal, so nobody can type the replies of the manual backend; "
+                "use --backend command --command CMD or --backend openai",
+                2,
+            )
+        _run(config, home, session_id, interactive, named=bool(session or resume))
+    except ZerdaError as exc:
+        _fail(str(exc))
+
+
+def _run(
+    config: ChatConfig, home: Path | None, session_id: str, interactive: bool, named: bool
+) -> None:
+    """Start the REPL on a terminal, or the line-per-message loop for scripts."""
+    from rich.console import Console
+
+    from zerda_cli.backends import BackendError, make_backend
+    from zerda_cli.chatview import ChatView
+    from zerda_cli.paths import state_dir
+    from zerda_cli.repl import Chat, history_file, run_terminal, stdin_lines
+    from zerda_cli.richview import make_console
+
+    store = open_store(home)
+    try:
+        backend = make_backend(config, session_id)
+    except BackendError as exc:
+        _fail(str(exc), 2)
+    if not interactive:
+        view = ChatView(Console(stderr=True, highlight=False, emoji=False, markup=False))
+        if not named:
+            view.note(f"new session {session_id}")
+        repl = Chat(store, session_id, config, view, backend)
+        try:
+            code = repl.run_piped(stdin_lines(), sys.stdout)
+        except KeyboardInterrupt:
+            code = 130
+        raise typer.Exit(code)
+    history = None
+    view = ChatView(make_console())
+    if config.input_history:
+        try:
+            history = history_file(state_dir(home))
+        except (OSError, ZerdaError) as exc:
+            view.error(f"no input history this time: {exc}")
+    run_terminal(Chat(store, session_id, config, view, backend), history)
+
+
+if __name__ == "__main__":
+    typer.run(chat)

@@ -1,0 +1,131 @@
+"""What `zerda chat` shows: turns, the streamed reply, stats and contexts, all on Rich.
+
+Every stored or received text goes through `zerda_cli.sanitize` first, so a reply
+holding escape sequences cannot drive the terminal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from rich.console import Console, Group
+from rich.live import Live
+from rich.markdown import Markdown
+from rich.padding import Padding
+from rich.spinner import Spinner
+from rich.table import Table
+from rich.text import Text
+
+from zerda.stats import SessionStats
+from zerda_cli.richview import safe_text
+from zerda_cli.sanitize import neutralize, one_line
+
+USER_LABEL = "you ›"  # noqa: RUF001
+ASSISTANT_LABEL = "assistant ›"  # noqa: RUF001
+ROLE_STYLES = {"user": "bold cyan", "assistant": "bold green", "system": "bold magenta"}
+
+
+class ChatView:
+    """Prints the REPL's output on one Rich console."""
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+
+    def note(self, text: str) -> None:
+        """A dim line about what happened (not part of the conversation)."""
+        self.console.print(Text(text, style="dim"))
+
+    def error(self, text: str) -> None:
+        """A one-line error; the REPL goes on."""
+        self.console.print(Text.assemble(("error: ", "bold red"), one_line(text)))
+
+    def banner(self, session_id: str, is_new: bool, backend: str, memory: str) -> None:
+        """The first lines: where the conversation goes and how to drive the REPL."""
+        state = "new session" if is_new else "session"
+        self.console.print(
+            Text.assemble(
+                ("zerda chat", "bold"),
+                f" · {state} ",
+                (session_id, "bold"),
+                f" · backend {backend} · memory {memory}",
+            )
+        )
+        self.note("Enter sends · Alt-Enter (or Esc Enter) adds a line · /help · Ctrl-D leaves")
+        if backend == "manual":
+            self.note("manual backend: you type the assistant's reply at the second prompt")
+
+    def turn(self, user: str | None, assistant: str | None) -> None:
+        """One stored turn: the user's words, then the reply as Markdown."""
+        if user is not None:
+            self.console.print(Text(USER_LABEL + " ", style=ROLE_STYLES["user"]) + safe_text(user))
+        if assistant is not None:
+            self.console.print(Text(ASSISTANT_LABEL, style=ROLE_STYLES["assistant"]))
+            self.console.print(Padding(Markdown(neutralize(assistant)), (0, 0, 1, 2)))
+
+    def turns(self, turns: Iterable[dict[str, Any]], earlier: int = 0) -> None:
+        """Stored turns, oldest first, after a note of how many came before them."""
+        if earlier > 0:
+            self.note(f"… {earlier} earlier turn{'s' * (earlier != 1)} (/show N shows more)")
+        for turn in turns:
+            self.turn(turn["input"], turn["output"])
+
+    def stream(self, pieces: Iterator[str], waiting: str) -> str:
+        """Show the reply as Markdown while it arrives; return all of it."""
+        self.console.print(Text(ASSISTANT_LABEL, style=ROLE_STYLES["assistant"]))
+        text = ""
+        spinner = Spinner("dots", Text(waiting, style="dim"))
+        with Live(
+            Padding(spinner, (0, 0, 0, 2)), console=self.console, refresh_per_second=12
+        ) as live:
+            for piece in pieces:
+                text += piece
+                live.update(Padding(Markdown(neutralize(text)), (0, 0, 0, 2)))
+        self.console.print()
+        return text
+
+    def context(self, messages: list[dict[str, str]], tokens: int, title: str) -> None:
+        """The messages a request carries, with their token total."""
+        self.note(f"{title}: {len(messages)} message{'s' * (len(messages) != 1)}, {tokens} tokens")
+        for message in messages:
+            style = ROLE_STYLES.get(message["role"], "bold")
+            self.console.print(Text(message["role"], style=style))
+            self.console.print(Padding(safe_text(message["content"]), (0, 0, 0, 2)))
+
+    def stats(self, stats: SessionStats | None, rows: list[tuple[str, str]]) -> None:
+        """The session's stats and the REPL's settings, as a two-column table."""
+        table = Table(show_header=False, box=None, padding=(0, 2, 0, 0))
+        table.add_column(style="bold")
+        table.add_column()
+        if stats is not None:
+            table.add_row("messages", str(stats.messages))
+            table.add_row("turns", str(stats.turn_count))
+            table.add_row("tokens stored", f"{stats.token_count} ({stats.encoding})")
+            table.add_row("characters", str(stats.total_characters))
+            table.add_row("first activity", stats.first_activity or "-")
+            table.add_row("last activity", stats.last_activity or "-")
+            table.add_row("file size", f"{stats.file_size} bytes")
+        for name, value in rows:
+            table.add_row(name, one_line(value))
+        self.console.print(table)
+
+    def help(self, commands: Iterable[tuple[str, str]]) -> None:
+        """Slash commands and keys."""
+        table = Table(show_header=False, box=None, padding=(0, 2, 0, 0))
+        table.add_column(style="bold cyan", no_wrap=True)
+        table.add_column()
+        for usage, text in commands:
+            table.add_row(usage, text)
+        keys = Table(show_header=False, box=None, padding=(0, 2, 0, 0))
+        keys.add_column(style="bold", no_wrap=True)
+        keys.add_column()
+        for key, text in (
+            ("Enter", "send the message"),
+            ("Alt-Enter, Esc Enter", "new line inside the message"),
+            ("Up / Down, Ctrl-R", "input history; → accepts the grey suggestion"),
+            ("Ctrl-C", "clear the line; while a reply arrives, cancel it (nothing recorded)"),
+            ("Ctrl-D", "leave (on an empty line)"),
+            ("//text", "send a message that starts with /"),
+        ):
+            keys.add_row(key, text)
+        self.console.print(Group(table, Text(""), keys))

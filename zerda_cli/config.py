@@ -1,0 +1,194 @@
+"""Settings of `zerda chat`: defaults, then the TOML config file, then environment, then flags.
+
+The config file is `config.toml` in the config dir (`zerda_cli.paths.config_dir`), table
+`[chat]`. API keys are never read from it: they come from the environment only.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+from typing import Any
+
+from zerda.errors import ZerdaError
+from zerda_cli.paths import config_dir
+
+BACKENDS = ("manual", "command", "openai")
+COMMAND_FORMATS = ("json", "text")
+MEMORY_KINDS = ("buffer", "window", "token", "summary")
+KEY_VARIABLES = ("ZERDA_API_KEY", "OPENAI_API_KEY")
+
+# Environment variables, by setting name; the first one set wins.
+ENVIRONMENT = {
+    "backend": ("ZERDA_BACKEND",),
+    "command": ("ZERDA_COMMAND",),
+    "command_format": ("ZERDA_COMMAND_FORMAT",),
+    "base_url": ("ZERDA_BASE_URL", "OPENAI_BASE_URL"),
+    "model": ("ZERDA_MODEL",),
+    "timeout": ("ZERDA_TIMEOUT",),
+    "memory": ("ZERDA_MEMORY",),
+    "system": ("ZERDA_SYSTEM",),
+}
+
+
+class ConfigError(ZerdaError):
+    """A setting of `zerda chat` is missing or has a bad value."""
+
+
+@dataclass(frozen=True)
+class MemorySpec:
+    """Which memory class picks the context: `kind` and its size (turns or tokens).
+
+    `summary N` keeps the newest turns verbatim within N tokens and folds older ones
+    into a running summary (ConversationSummaryBufferMemory).
+    """
+
+    kind: str = "window"
+    size: int = 10
+
+    def describe(self) -> str:
+        """Short form for people: `window 10`, `token 2000`, `buffer`, `summary`."""
+        if self.kind != "buffer":
+            return f"{self.kind} {self.size}"
+        return self.kind
+
+
+DEFAULT_SIZES = {"window": 10, "token": 2000, "buffer": 0, "summary": 2000}
+
+
+def parse_memory(text: str) -> MemorySpec:
+    """Parse `buffer`, `window [K]`, `token [N]` or `summary [N]` (also `window:K`)."""
+    parts = text.replace(":", " ").split()
+    if not parts or parts[0] not in MEMORY_KINDS or len(parts) > 2:
+        raise ConfigError(f"bad memory {text!r}: use buffer, window K, token N or summary N")
+    kind = parts[0]
+    if len(parts) == 1:
+        return MemorySpec(kind, DEFAULT_SIZES[kind])
+    if kind == "buffer":
+        raise ConfigError(f"memory {kind} takes no size")
+    try:
+        size = int(parts[1])
+    except ValueError:
+        raise ConfigError(f"bad size {parts[1]!r} for memory {kind}: use a whole number") from None
+    if size < 1:
+        raise ConfigError(f"memory {kind} needs a size of at least 1")
+    return MemorySpec(kind, size)
+
+
+@dataclass(frozen=True)
+class ChatConfig:
+    """Everything `zerda chat` needs to know besides the session."""
+
+    backend: str | None = None
+    command: str | None = None
+    command_format: str = "json"
+    base_url: str = "https://api.openai.com/v1"
+    model: str = "gpt-4o-mini"
+    timeout: float = 60.0
+    memory: str = "window 10"
+    system: str | None = None
+    show: int = 3
+    input_history: bool = True
+
+    @property
+    def backend_name(self) -> str:
+        """The chosen backend: as set, else `command` when a command is set, else `manual`."""
+        if self.backend:
+            return self.backend
+        return "command" if self.command else "manual"
+
+    @property
+    def memory_spec(self) -> MemorySpec:
+        """The parsed `memory` setting."""
+        return parse_memory(self.memory)
+
+    def api_key(self) -> str | None:
+        """The API key from the environment (never from a file, never stored)."""
+        for name in KEY_VARIABLES:
+            if os.environ.get(name):
+                return os.environ[name]
+        return None
+
+
+def config_path(home: str | os.PathLike[str] | None = None) -> Path:
+    """Where the config file is looked for."""
+    override = os.environ.get("ZERDA_CONFIG")
+    return Path(override).expanduser() if override else config_dir(home) / "config.toml"
+
+
+def _coerce(name: str, value: Any, source: str) -> Any:
+    """Convert a raw value to the field's type, or raise ConfigError naming its source."""
+    if name == "timeout":
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            raise ConfigError(f"{source}: timeout must be a number of seconds") from None
+        if number <= 0:
+            raise ConfigError(f"{source}: timeout must be more than 0 seconds")
+        return number
+    if name == "show":
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ConfigError(f"{source}: show must be a whole number >= 0")
+        return value
+    if name == "input_history":
+        if not isinstance(value, bool):
+            raise ConfigError(f"{source}: input_history must be true or false")
+        return value
+    if not isinstance(value, str):
+        raise ConfigError(f"{source}: {name} must be a string")
+    return value
+
+
+def _from_file(path: Path) -> dict[str, Any]:
+    if not path.is_file():
+        return {}
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"cannot read {path}: {exc}") from None
+    table = data.get("chat", {})
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: [chat] must be a table")
+    known = {f.name for f in fields(ChatConfig)}
+    for key in table:
+        if "key" in key.lower():
+            raise ConfigError(
+                f"{path}: {key} is not read from files; set ZERDA_API_KEY or OPENAI_API_KEY"
+            )
+        if key not in known:
+            raise ConfigError(f"{path}: unknown setting {key!r} in [chat]")
+    return {k: _coerce(k, v, str(path)) for k, v in table.items()}
+
+
+def _from_environment() -> dict[str, Any]:
+    values: dict[str, Any] = {}
+    for name, variables in ENVIRONMENT.items():
+        for variable in variables:
+            if os.environ.get(variable):
+                values[name] = _coerce(name, os.environ[variable], variable)
+                break
+    return values
+
+
+def validate(config: ChatConfig) -> ChatConfig:
+    """Check values that only make sense together; return the config unchanged."""
+    if config.backend_name not in BACKENDS:
+        raise ConfigError(f"unknown backend {config.backend_name!r}: use {', '.join(BACKENDS)}")
+    if config.command_format not in COMMAND_FORMATS:
+        raise ConfigError(f"unknown command format {config.command_format!r}: use json or text")
+    if config.backend_name == "command" and not (config.command or "").strip():
+        raise ConfigError("the command backend needs --command 'PROGRAM ARGS'")
+    config.memory_spec  # noqa: B018 - parsing is the check
+    return config
+
+
+def load_config(
+    home: str | os.PathLike[str] | None = None, flags: dict[str, Any] | None = None
+) -> ChatConfig:
+    """Defaults < config file < environment < flags (flags given as None are unset)."""
+    values = _from_file(config_path(home))
+    values.update(_from_environment())
+    values.update({k: v for k, v in (flags or {}).items() if v is not None})
+    return validate(replace(ChatConfig(), **values))

@@ -1,0 +1,87 @@
+"""The prompt-toolkit side of `zerda chat`: the message prompt, the reply prompt, key bindings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from prompt_toolkit import PromptSession
+from prompt_toolkit.auto_suggest import AutoSuggestFromHistory
+from prompt_toolkit.formatted_text import FormattedText
+from prompt_toolkit.history import FileHistory, History, InMemoryHistory
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.styles import Style
+
+from zerda_cli.chatview import ASSISTANT_LABEL, USER_LABEL
+from zerda_cli.slash import SlashCompleter
+
+if TYPE_CHECKING:
+    from zerda_cli.repl import Chat
+
+STYLE = Style.from_dict(
+    {
+        "user": "bold ansicyan",
+        "assistant": "bold ansigreen",
+        "continuation": "ansibrightblack",
+        "bottom-toolbar": "noreverse bg:ansibrightblack fg:ansiwhite",
+    }
+)
+
+
+def _bindings() -> KeyBindings:
+    bindings = KeyBindings()
+
+    @bindings.add("escape", "enter")
+    def _newline(event: KeyPressEvent) -> None:
+        """Alt-Enter (sent as Esc Enter) inserts a line break instead of sending."""
+        event.current_buffer.insert_text("\n")
+
+    return bindings
+
+
+def _continuation(width: int, line_number: int, wrap_count: int) -> FormattedText:
+    return FormattedText([("class:continuation", "… ".rjust(width))])
+
+
+class Prompts:
+    """The two prompts of a chat: the user's message and (manual backend) the reply."""
+
+    def __init__(self, chat: Chat, history: Path | None) -> None:
+        self.chat = chat
+        store = chat.store
+        input_history: History = FileHistory(str(history)) if history else InMemoryHistory()
+        common = {
+            "multiline": False,
+            "key_bindings": _bindings(),
+            "prompt_continuation": _continuation,
+            "bottom_toolbar": lambda: FormattedText([("class:bottom-toolbar", chat.toolbar())]),
+            "style": STYLE,
+            "enable_history_search": False,
+        }
+        self.messages: PromptSession[str] = PromptSession(
+            history=input_history,
+            auto_suggest=AutoSuggestFromHistory(),
+            completer=SlashCompleter(store.session_ids),
+            complete_while_typing=True,
+            **common,  # type: ignore[arg-type]
+        )
+        self.replies: PromptSession[str] = PromptSession(
+            history=InMemoryHistory(),
+            **common,  # type: ignore[arg-type]
+        )
+
+    def message(self) -> str:
+        """The user's next line (KeyboardInterrupt on Ctrl-C, EOFError on Ctrl-D)."""
+        return self.messages.prompt(FormattedText([("class:user", USER_LABEL + " ")]))
+
+    def reply(self) -> str:
+        """The assistant's reply typed by the user (manual backend)."""
+        return self.replies.prompt(FormattedText([("class:assistant", ASSISTANT_LABEL + " ")]))
+
+    def confirm(self, question: str) -> bool:
+        """True only for y or yes; Ctrl-C and Ctrl-D say no."""
+        try:
+            answer: str = PromptSession[str]().prompt(question)
+        except (KeyboardInterrupt, EOFError):
+            return False
+        return answer.strip().lower() in ("y", "yes")
