@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import uuid as uuidlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
@@ -30,10 +32,21 @@ def parse_time(text: str) -> datetime:
 
 def normalize_role(role: str) -> str:
     """Map Zep's `human`/`ai` to `user`/`assistant`; refuse unknown roles."""
-    name = ROLE_ALIASES.get(role, role)
+    name = ROLE_ALIASES.get(role, role) if isinstance(role, str) else role
     if name not in ROLES:
         raise InvalidMessageError(f"unknown role {role!r} (expected one of {', '.join(ROLES)})")
     return name
+
+
+@contextmanager
+def _malformed(what: str) -> Iterator[None]:
+    """Turn the errors of decoding a plain dict into one InvalidMessageError."""
+    try:
+        yield
+    except InvalidMessageError:
+        raise
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise InvalidMessageError(f"not a {what}: {exc.__class__.__name__}: {exc}") from None
 
 
 @dataclass(frozen=True)
@@ -55,6 +68,13 @@ class Message:
             object.__setattr__(self, "metadata", {})
         if not isinstance(self.metadata, dict):
             raise InvalidMessageError("message metadata must be a dict")
+        if self.uuid is not None and not isinstance(self.uuid, str):
+            raise InvalidMessageError("message uuid must be a string")
+        if self.created_at is not None and not isinstance(self.created_at, datetime):
+            raise InvalidMessageError("message created_at must be a datetime")
+        count = self.token_count
+        if count is not None and (type(count) is not int or count < 0):
+            raise InvalidMessageError("message token_count must be a non-negative integer")
 
     def stamped(self, token_count: int | None) -> Message:
         """A copy with a fresh uuid and creation time (kept if already set)."""
@@ -79,7 +99,7 @@ class Message:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Message:
         """Build from `to_dict` output or a bare `{"role", "content"}` dict."""
-        try:
+        with _malformed("message"):
             created = data.get("created_at")
             return cls(
                 role=data["role"],
@@ -89,10 +109,6 @@ class Message:
                 created_at=parse_time(created) if created else None,
                 token_count=data.get("token_count"),
             )
-        except (KeyError, TypeError, ValueError) as exc:
-            if isinstance(exc, InvalidMessageError):
-                raise
-            raise InvalidMessageError(f"not a message: {exc}") from None
 
 
 @dataclass(frozen=True)
@@ -103,6 +119,16 @@ class Session:
     user_id: str | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
     created_at: datetime | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.id, str):
+            raise InvalidMessageError("session id must be a string")
+        if self.user_id is not None and not isinstance(self.user_id, str):
+            raise InvalidMessageError("session user_id must be a string")
+        if self.metadata is None:
+            object.__setattr__(self, "metadata", {})
+        if not isinstance(self.metadata, dict):
+            raise InvalidMessageError("session metadata must be a dict")
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict."""
@@ -115,14 +141,15 @@ class Session:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Session:
-        """Inverse of `to_dict`."""
-        created = data.get("created_at")
-        return cls(
-            id=data["id"],
-            user_id=data.get("user_id"),
-            metadata=data.get("metadata") or {},
-            created_at=parse_time(created) if created else None,
-        )
+        """Inverse of `to_dict`; InvalidMessageError when `data` is not a session."""
+        with _malformed("session"):
+            created = data.get("created_at")
+            return cls(
+                id=data["id"],
+                user_id=data.get("user_id"),
+                metadata=data.get("metadata") or {},
+                created_at=parse_time(created) if created else None,
+            )
 
 
 @dataclass(frozen=True)
@@ -138,8 +165,10 @@ class Memory:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Memory:
-        """Inverse of `to_dict`."""
-        return cls(
-            messages=[Message.from_dict(m) for m in data.get("messages", [])],
-            summary=data.get("summary"),
-        )
+        """Inverse of `to_dict`; InvalidMessageError when `data` is not a memory."""
+        with _malformed("memory"):
+            messages = data.get("messages") or []
+            summary = data.get("summary")
+            if not isinstance(messages, list) or not isinstance(summary, str | None):
+                raise TypeError("messages must be a list and summary a string")
+            return cls(messages=[Message.from_dict(m) for m in messages], summary=summary)

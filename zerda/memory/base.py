@@ -100,8 +100,10 @@ class BaseMemory:
         """Forget every turn (and empty the bound session, keeping the session)."""
         with self._lock:
             self.chat_memory.clear()
-            if self.store is not None and self.session_id is not None:
-                self.store.clear(self.session_id)
+            # A bound session that was never written has nothing to clear.
+            store, session_id = self.store, self.session_id
+            if store is not None and session_id is not None and store.exists(session_id):
+                store.clear(session_id)
 
     def get_messages(self, limit: int | None = None) -> list[Turn]:
         """The last `limit` turns, or a copy of all when limit is None, 0 or falsy."""

@@ -22,6 +22,8 @@ class ConversationTokenBufferMemory(BaseMemory):
         if max_token_limit < 0:
             raise ValueError("max_token_limit must be >= 0")
         self.max_token_limit = max_token_limit
+        self._counted: list[Turn] = []  # the turns `_counts` counted, aligned with chat_memory
+        self._counts: list[int] = []
         super().__init__(*args, **kwargs)
 
     def _restore(self, store: Any, session_id: str) -> None:
@@ -44,9 +46,25 @@ class ConversationTokenBufferMemory(BaseMemory):
     def _trim(self) -> None:
         self._drop_over_budget()
 
+    def _sync_counts(self) -> list[int]:
+        """Tokens of each held turn, counting only turns added since the last call.
+
+        `chat_memory` is public and may change behind our back (clear, user code):
+        when its ends no longer match what was counted, everything is counted again.
+        """
+        turns, counted = self.chat_memory, self._counted
+        n = len(counted)
+        if n and (n > len(turns) or turns[0] is not counted[0] or turns[n - 1] is not counted[-1]):
+            counted.clear()
+            self._counts.clear()
+        new = turns[len(counted) :]
+        counted.extend(new)
+        self._counts.extend(self.turn_tokens(t) for t in new)
+        return self._counts
+
     def _drop_over_budget(self) -> list[Turn]:
         """Remove and return the oldest turns that do not fit the budget."""
-        counts = [self.turn_tokens(t) for t in self.chat_memory]
+        counts = self._sync_counts()
         total = sum(counts)
         drop = 0
         while total > self.max_token_limit and drop < len(counts) - 1:
@@ -54,6 +72,8 @@ class ConversationTokenBufferMemory(BaseMemory):
             drop += 1
         dropped = self.chat_memory[:drop]
         del self.chat_memory[:drop]
+        del counts[:drop]
+        del self._counted[:drop]
         return dropped
 
     def get_memory_stats(self) -> dict[str, Any]:
