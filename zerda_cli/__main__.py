@@ -1,0 +1,86 @@
+"""Entry point of `zerda` (and `python -m zerda_cli`): every failure becomes one line on stderr.
+
+Exit codes: 0 success, 1 error, 2 usage, 130 interrupted. Set ZERDA_DEBUG=1 to
+get the traceback of an unexpected error.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+import warnings
+from typing import Any, TextIO
+
+from zerda_cli.sanitize import one_line
+
+
+def _show_warning(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: TextIO | None = None,
+    line: str | None = None,
+) -> None:
+    sys.stderr.write(f"warning: {one_line(str(message))}\n")
+
+
+def _fail(message: str) -> None:
+    sys.stderr.write(f"error: {one_line(message)}\n")
+
+
+def _os_message(exc: OSError) -> str:
+    if exc.filename is not None:
+        return f"{exc.strerror or exc}: {exc.filename}"
+    return str(exc.strerror or exc)
+
+
+def _run(argv: list[str] | None) -> Any:
+    from typer.main import get_command
+
+    from zerda_cli.app import app
+
+    return get_command(app).main(args=argv, prog_name="zerda", standalone_mode=False)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the `zerda` command with `argv` (default: sys.argv[1:]); return the exit code."""
+    from typer._click.exceptions import UsageError
+    from typer.exceptions import Abort, TyperException
+
+    from zerda.errors import ZerdaError
+
+    warnings.showwarning = _show_warning
+    if isinstance(sys.stdout, io.TextIOWrapper):
+        sys.stdout.reconfigure(errors="backslashreplace")
+    try:
+        result = _run(argv)
+        return result if isinstance(result, int) else 0
+    except UsageError as exc:
+        where = exc.ctx.command_path if exc.ctx else "zerda"
+        _fail(f"{exc.format_message()} (see '{where} --help')")
+        return 2
+    except TyperException as exc:
+        _fail(exc.format_message())
+        return exc.exit_code
+    except Abort:
+        _fail("aborted; nothing was changed")
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except ZerdaError as exc:
+        _fail(str(exc))
+        return 1
+    except OSError as exc:
+        _fail(_os_message(exc))
+        return 1
+    except Exception as exc:
+        if os.environ.get("ZERDA_DEBUG"):
+            raise
+        _fail(f"unexpected {type(exc).__name__}: {exc} (ZERDA_DEBUG=1 shows the traceback)")
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,285 @@
+"""The `zerda` commands: each validates its input, calls the library and hands over to `render`.
+
+Heavy modules (Rich, the memory classes, the token encoder) are imported inside the
+commands that need them, so `zerda add` starts fast.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from zerda.errors import ZerdaError
+from zerda.messages import Memory, Message
+from zerda.stats import SessionStats
+from zerda.store import SessionStore
+from zerda_cli import render
+from zerda_cli.chat import chat
+from zerda_cli.inputs import read_source, resolve_texts
+from zerda_cli.params import (
+    ExportFormat,
+    HomeOpt,
+    JsonOpt,
+    MemoryKind,
+    Role,
+    SessionArg,
+    ShowFormat,
+    YesOpt,
+    complete_session,
+    confirm,
+    open_store,
+    parse_meta,
+    usage_error,
+)
+
+app = typer.Typer(
+    name="zerda",
+    help="Chat history from the shell: record, show, search, trim, export and reuse it.",
+    no_args_is_help=True,
+    add_completion=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from zerda import __version__
+
+        typer.echo(f"zerda {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_print_version, is_eager=True, help="Print the version."
+        ),
+    ] = False,
+) -> None:
+    """Chat history from the shell: record, show, search, trim, export and reuse it."""
+
+
+@app.command()
+def add(
+    session: SessionArg,
+    texts: Annotated[
+        list[str],
+        typer.Argument(metavar="INPUT OUTPUT | CONTENT", help="'-' reads one of them from stdin."),
+    ],
+    role: Annotated[
+        Role | None, typer.Option("--role", "-r", help="Record one message from ROLE.")
+    ] = None,
+    meta: Annotated[
+        list[str] | None,
+        typer.Option("--meta", "-m", metavar="KEY=VALUE", help="Message metadata (repeatable)."),
+    ] = None,
+    as_json: JsonOpt = False,
+    home: HomeOpt = None,
+) -> None:
+    """Record a turn (the user's INPUT, the assistant's OUTPUT) or, with --role, one message."""
+    wanted = 1 if role else 2
+    if len(texts) != wanted:
+        shape = "CONTENT with --role" if role else "INPUT and OUTPUT (or --role ROLE CONTENT)"
+        raise usage_error(f"expected {shape}, got {len(texts)} argument(s)")
+    if texts.count("-") > 1:
+        raise usage_error("only one argument can be '-' (stdin)")
+    metadata = parse_meta(meta or [])
+    values = resolve_texts(texts)
+    store = open_store(home, count_on_write=False)
+    if role:
+        stored = [store.add_message(session, Message(role.value, values[0], metadata))]
+    else:
+        stored = list(store.append_turn(session, values[0], values[1], metadata))
+    if as_json:
+        render.write_json([m.to_dict() for m in stored])
+
+
+@app.command()
+def show(
+    session: SessionArg,
+    last: Annotated[
+        int | None, typer.Option("--last", "-n", min=0, help="Only the last N messages.")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON document.")] = False,
+    jsonl: Annotated[bool, typer.Option("--jsonl", help="One JSON message a line.")] = False,
+    fmt: Annotated[
+        ShowFormat | None, typer.Option("--format", "-f", help="Another rendering.")
+    ] = None,
+    pager: Annotated[
+        bool, typer.Option("--pager/--no-pager", help="Page long transcripts on a terminal.")
+    ] = True,
+    home: HomeOpt = None,
+) -> None:
+    """The transcript: who said what, when, and how many tokens it took."""
+    chosen = [name for name, on in [("json", as_json), ("jsonl", jsonl)] if on]
+    chosen += [fmt.value] if fmt else []
+    if len(chosen) > 1:
+        raise usage_error("choose one of --json, --jsonl, --format")
+    store = open_store(home)
+    details = store.get_session(session)
+    render.transcript(
+        details, store.get_memory(session, lastn=last), chosen[0] if chosen else None, page=pager
+    )
+
+
+@app.command()
+def stats(session: SessionArg, as_json: JsonOpt = False, home: HomeOpt = None) -> None:
+    """Counts, characters, exact tokens, activity and file size of a session."""
+    render.stats(open_store(home).session_stats(session), as_json)
+
+
+@app.command()
+def window(
+    session: SessionArg,
+    k: Annotated[int, typer.Option("-k", "--k", min=0, help="How many turns.")] = 5,
+    as_json: JsonOpt = False,
+    home: HomeOpt = None,
+) -> None:
+    """Exactly what ConversationBufferWindowMemory(k=K) loads from the session."""
+    from zerda_cli.contexts import load_memory
+
+    memory = load_memory(open_store(home), session, "window", k=k, max_tokens=0)
+    data = None
+    if as_json:
+        history = memory.load_memory_variables({})[memory.memory_key]
+        data = {"session_id": session, "k": k, "turns": memory.get_messages(), "history": history}
+    render.memory_view(f"Session {session}: window of the last {k} turns", memory, data)
+
+
+@app.command()
+def context(
+    session: SessionArg,
+    memory_kind: Annotated[
+        MemoryKind, typer.Option("--memory", "-m", help="Which memory class picks the history.")
+    ] = MemoryKind.buffer,
+    k: Annotated[int, typer.Option("-k", "--k", min=0, help="Turns, for window.")] = 5,
+    max_tokens: Annotated[
+        int, typer.Option("--max-tokens", min=0, help="Budget, for token and summary-buffer.")
+    ] = 2000,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="OpenAI-style [{role, content}] messages.")
+    ] = False,
+    home: HomeOpt = None,
+) -> None:
+    """The history a memory class would hand a model: text, or --json messages."""
+    from zerda_cli.contexts import load_memory
+
+    kind = memory_kind.value
+    memory = load_memory(open_store(home), session, kind, k=k, max_tokens=max_tokens)
+    title = f"Session {session}: context from the {kind} memory"
+    render.memory_view(title, memory, memory.context_messages() if as_json else None)
+
+
+@app.command()
+def clear(session: SessionArg, yes: YesOpt = False, home: HomeOpt = None) -> None:
+    """Remove every message of a session (the session and its metadata stay)."""
+    store = open_store(home)
+    count = store.session_stats(session).messages
+    confirm(f"Remove all {count} messages of session {session}?", yes)
+    store.clear(session)
+    render.note(f"cleared session {session}: {count} messages removed")
+
+
+@app.command()
+def delete(session: SessionArg, yes: YesOpt = False, home: HomeOpt = None) -> None:
+    """Delete a session and its file."""
+    store = open_store(home)
+    count = store.session_stats(session).messages
+    confirm(f"Delete session {session} and its {count} messages?", yes)
+    store.delete_session(session)
+    render.note(f"deleted session {session}")
+
+
+def _readable_stats(store: SessionStore) -> list[SessionStats]:
+    """Stats of every session; a session that cannot be read is skipped with a warning."""
+    import warnings
+
+    found = []
+    for session_id in store.session_ids():
+        try:
+            found.append(store.session_stats(session_id))
+        except ZerdaError as exc:
+            warnings.warn(f"skipped session {session_id}: {exc}", stacklevel=1)
+    return sorted(found, key=lambda s: s.last_activity or "", reverse=True)
+
+
+@app.command()
+def sessions(as_json: JsonOpt = False, home: HomeOpt = None) -> None:
+    """All sessions with message count, tokens and last activity, most recent first."""
+    render.sessions(_readable_stats(open_store(home)), as_json)
+
+
+@app.command()
+def export(
+    session: SessionArg,
+    fmt: Annotated[ExportFormat, typer.Option("--format", "-f")] = ExportFormat.jsonl,
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", metavar="FILE", help="Write here.")
+    ] = None,
+    home: HomeOpt = None,
+) -> None:
+    """Write a session as JSON Lines (what import reads), JSON, OpenAI messages or Markdown."""
+    store = open_store(home)
+    details = store.get_session(session)
+    chunks = render.document(fmt.value, details, store.get_memory(session))
+    if output is None or str(output) == "-":
+        render.write_lines(chunks)
+        return
+    from zerda_cli.files import write_private
+
+    write_private(output, chunks)
+    render.note(f"exported session {session} to {output}")
+
+
+@app.command("import")
+def import_(
+    session: SessionArg,
+    source: Annotated[str, typer.Argument(metavar="FILE|-", help="'-' reads stdin.")],
+    home: HomeOpt = None,
+) -> None:
+    """Append messages from zerda's JSONL/JSON export or an OpenAI [{role, content}] array."""
+    from zerda_cli.importing import parse_import
+
+    messages = parse_import(read_source(source), "stdin" if source == "-" else source)
+    store = open_store(home, count_on_write=False)
+    stored = store.add_memory(session, Memory(messages=messages))
+    render.note(f"imported {len(stored)} messages into session {session}")
+
+
+@app.command()
+def search(
+    query: str,
+    session: Annotated[
+        str | None,
+        typer.Option("--session", "-s", help="Only this session.", autocompletion=complete_session),
+    ] = None,
+    as_json: JsonOpt = False,
+    home: HomeOpt = None,
+) -> None:
+    """Messages containing QUERY (any case), with session, time and role."""
+    if not query:
+        raise usage_error("the query is empty")
+    hits = list(open_store(home).search(query, session))
+    render.search(hits, query, as_json)
+    if not hits and not as_json:
+        render.note(f"no messages match {query!r}")
+
+
+@app.command()
+def demo(
+    home: Annotated[
+        Path | None,
+        typer.Option("--home", metavar="PATH", help="Keep the demo session here."),
+    ] = None,
+) -> None:
+    """Record a short conversation in a temporary home and show what zerda does with it."""
+    from zerda_cli.demo import run_demo
+
+    run_demo(home)
+
+
+app.command()(chat)

@@ -1,0 +1,27 @@
+"""Writing output files whole or not at all, private to the user like the session files."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
+
+def write_private(path: Path, chunks: Iterable[str]) -> None:
+    """Write `chunks` to `path` via a temp file and a rename, mode 0600.
+
+    A failure part-way leaves any existing file at `path` as it was.
+    """
+    path = path.expanduser()
+    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as out:
+            for chunk in chunks:
+                out.write(chunk)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(temp, path)
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise

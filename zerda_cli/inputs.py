@@ -1,0 +1,47 @@
+"""Reading what users hand the `zerda` command: arguments, `-` for stdin, files."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from zerda.errors import ZerdaError
+
+
+class InputError(ZerdaError):
+    """Input the command cannot use (not UTF-8, empty, unreadable); nothing was written."""
+
+
+def decode(data: bytes, source: str) -> str:
+    """`data` as strict UTF-8 (a BOM is dropped); InputError naming the first bad byte."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        bad = data[exc.start : exc.start + 1].hex()
+        raise InputError(
+            f"{source} is not valid UTF-8 (byte 0x{bad} at offset {exc.start}); nothing was written"
+        ) from None
+
+
+def read_stdin() -> str:
+    """All of stdin as text, with trailing newlines dropped (as `$(...)` does)."""
+    text = decode(sys.stdin.buffer.read(), "stdin")
+    text = text.rstrip("\r\n")
+    if not text.strip():
+        raise InputError("stdin was empty; nothing was written")
+    return text
+
+
+def read_source(source: str) -> str:
+    """The text of a file, or of stdin when `source` is `-`."""
+    if source == "-":
+        return decode(sys.stdin.buffer.read(), "stdin")
+    path = Path(source).expanduser()
+    if path.is_dir():
+        raise InputError(f"{source} is a directory")
+    return decode(path.read_bytes(), source)
+
+
+def resolve_texts(texts: list[str]) -> list[str]:
+    """Replace a `-` among `texts` with stdin (callers allow at most one)."""
+    return [read_stdin() if t == "-" else t for t in texts]

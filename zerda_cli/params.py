@@ -1,0 +1,131 @@
+"""The arguments and options the `zerda` commands share, and their completion and parsing."""
+
+from __future__ import annotations
+
+import sys
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from typer._click.exceptions import UsageError
+
+from zerda.errors import ZerdaError
+from zerda.paths import SESSION_ID
+from zerda.store import SessionStore
+from zerda_cli.paths import resolve_home
+
+
+def complete_session(ctx: typer.Context, incomplete: str) -> list[str]:
+    """Names of existing sessions starting with `incomplete` (for shell completion)."""
+    try:
+        home = ctx.params.get("home")
+        ids = SessionStore(resolve_home(home)).session_ids()
+    except Exception:  # completion must never print a traceback into the user's shell
+        return []
+    return [s for s in ids if s.startswith(incomplete)]
+
+
+def check_session(value: str) -> str:
+    """A usage error for a session id the store would refuse, before any input is read."""
+    if not SESSION_ID.fullmatch(value):
+        raise typer.BadParameter(
+            f"{value!r} is not a session id: use 1-128 of A-Z a-z 0-9 . _ -, "
+            "starting with a letter or digit"
+        )
+    return value
+
+
+SessionArg = Annotated[
+    str,
+    typer.Argument(
+        metavar="SESSION",
+        help="Session id: 1-128 of A-Z a-z 0-9 . _ -",
+        autocompletion=complete_session,
+        callback=check_session,
+        show_default=False,
+    ),
+]
+HomeOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--home",
+        metavar="PATH",
+        help="Data directory (default: $ZERDA_HOME, else the platform's user data dir).",
+        show_default=False,
+    ),
+]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
+YesOpt = Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")]
+
+
+def open_store(home: Path | None, *, count_on_write: bool = True) -> SessionStore:
+    """The session store under `home` (or the default home)."""
+    return SessionStore(resolve_home(home), count_on_write=count_on_write)
+
+
+def parse_meta(pairs: list[str]) -> dict[str, Any]:
+    """`KEY=VALUE` strings as a dict (later keys win); a usage error for anything else."""
+    meta: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise typer.BadParameter(f"expected KEY=VALUE, got {pair!r}", param_hint="--meta")
+        meta[key.strip()] = value
+    return meta
+
+
+class Role(StrEnum):
+    """Who a message is from."""
+
+    system = "system"
+    user = "user"
+    assistant = "assistant"
+    tool = "tool"
+
+
+class ShowFormat(StrEnum):
+    """Renderings of a transcript other than the terminal view."""
+
+    text = "text"
+    markdown = "markdown"
+    openai = "openai"
+
+
+class ExportFormat(StrEnum):
+    """Formats `zerda export` writes."""
+
+    jsonl = "jsonl"
+    json = "json"
+    openai = "openai"
+    markdown = "markdown"
+    text = "text"
+
+
+class MemoryKind(StrEnum):
+    """The memory classes `zerda context` can load."""
+
+    buffer = "buffer"
+    window = "window"
+    token = "token"
+    summary = "summary"
+    summary_buffer = "summary-buffer"
+
+
+def usage_error(message: str) -> UsageError:
+    """A usage error (exit 2) for argument combinations no single option can check."""
+    return UsageError(message)
+
+
+class NotConfirmed(ZerdaError):
+    """A destructive command was not confirmed."""
+
+
+def confirm(question: str, yes: bool) -> None:
+    """Ask on the terminal unless `yes`; without a terminal, refuse and say to pass --yes."""
+    if yes:
+        return
+    if not sys.stdin.isatty():
+        raise NotConfirmed("stdin is not a terminal, so there is no one to confirm: pass --yes")
+    if not typer.confirm(question, default=False, err=True):
+        raise NotConfirmed("not confirmed; nothing was changed")

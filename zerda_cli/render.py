@@ -1,0 +1,123 @@
+"""Output of the `zerda` commands: Rich on a terminal, plain text when piped, JSON on request.
+
+Rich is imported only when the output goes to a terminal; piped output is written
+by the plain writers in `formats`.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterable, Iterator
+from typing import IO, TYPE_CHECKING, Any
+
+from zerda.messages import Memory, Message, Session
+from zerda.stats import SessionStats
+from zerda_cli import formats
+from zerda_cli.sanitize import neutralize, to_json
+
+if TYPE_CHECKING:  # the memory classes pull in asyncio; `zerda add` never needs them
+    from zerda.memory.base import BaseMemory
+
+DOCUMENT_FORMATS = ("text", "markdown", "json", "jsonl", "openai")
+
+
+def on_terminal() -> bool:
+    """True when stdout is a terminal that can take Rich output."""
+    return sys.stdout.isatty() and os.environ.get("TERM") != "dumb"
+
+
+def write_lines(lines: Iterable[str], stream: IO[str] | None = None) -> None:
+    """Write text chunks to `stream` (stdout by default)."""
+    out = stream or sys.stdout
+    for line in lines:
+        out.write(line)
+
+
+def write_json(data: Any) -> None:
+    """`data` as terminal-safe, indented JSON on stdout."""
+    sys.stdout.write(to_json(data) + "\n")
+
+
+def document(fmt: str, session: Session, memory: Memory) -> Iterator[str]:
+    """A session in one of DOCUMENT_FORMATS, as text chunks."""
+    if fmt == "json":
+        return iter([to_json(formats.session_document(session, memory)) + "\n"])
+    if fmt == "openai":
+        return iter([to_json(formats.openai_messages(memory.messages)) + "\n"])
+    if fmt == "jsonl":
+        return formats.jsonl_lines(memory.messages)
+    if fmt == "markdown":
+        return formats.markdown_lines(session, memory)
+    return formats.text_lines(session, memory)
+
+
+def transcript(session: Session, memory: Memory, fmt: str | None, *, page: bool) -> None:
+    """`zerda show`: Rich on a terminal unless a format is asked for."""
+    if fmt is None and on_terminal():
+        from zerda_cli import richrender
+
+        richrender.transcript(session, memory, page=page)
+        return
+    write_lines(document(fmt or "text", session, memory))
+
+
+def stats(stats: SessionStats, as_json: bool) -> None:
+    """`zerda stats`: the SessionStats fields."""
+    if as_json:
+        write_json(stats.to_dict())
+    elif on_terminal():
+        from zerda_cli import richrender
+
+        richrender.stats(stats)
+    else:
+        write_lines(formats.key_value_lines(list(stats.to_dict().items())))
+
+
+def sessions(all_stats: list[SessionStats], as_json: bool) -> None:
+    """`zerda sessions`: one row per session, most recent first."""
+    if as_json:
+        write_json([s.to_dict() for s in all_stats])
+    elif on_terminal():
+        from zerda_cli import richrender
+
+        richrender.sessions(all_stats)
+    else:
+        rows = [
+            [s.session_id, str(s.messages), str(s.token_count), s.last_activity or "-"]
+            for s in all_stats
+        ]
+        write_lines(formats.table_lines(["SESSION", "MESSAGES", "TOKENS", "LAST_ACTIVITY"], rows))
+
+
+def memory_view(title: str, memory: BaseMemory, json_data: Any) -> None:
+    """`zerda window` / `zerda context`: `json_data` as JSON unless None, else Rich or text."""
+    if json_data is not None:
+        write_json(json_data)
+    elif on_terminal():
+        from zerda_cli import richrender
+
+        richrender.memory_view(title, memory)
+    else:
+        history = str(memory.load_memory_variables({})[memory.memory_key])
+        sys.stdout.write(neutralize(history) + ("\n" if history else ""))
+
+
+def search(hits: list[tuple[str, Message]], query: str, as_json: bool) -> None:
+    """`zerda search`: each matching message with its session, time and role."""
+    if as_json:
+        write_json([{"session_id": sid, **m.to_dict()} for sid, m in hits])
+    elif on_terminal():
+        from zerda_cli import richrender
+
+        richrender.search(hits, query)
+    else:
+        for sid, message in hits:
+            before, match, after = formats.match_parts(message.content, query)
+            line = f"{sid}  {formats.stamp(message)}  {message.role}  {before}{match}{after}"
+            sys.stdout.write(line + "\n")
+
+
+def note(text: str) -> None:
+    """A one-line remark for people, on stderr (never mixed into piped data)."""
+    sys.stderr.write(neutralize(text) + "\n")

@@ -1,0 +1,138 @@
+"""What each command shows on a terminal, built from the Rich pieces in `richview`."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich import box
+from rich.console import RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from zerda.messages import Memory, Message, Session
+from zerda.stats import SessionStats
+from zerda_cli.formats import match_parts
+from zerda_cli.richview import (
+    ROLE_STYLES,
+    footer,
+    heading,
+    local_time,
+    message_panel,
+    print_all,
+    safe_text,
+    stored_message_panel,
+)
+
+if TYPE_CHECKING:
+    from zerda.memory.base import BaseMemory
+
+HIGHLIGHT = "bold reverse"
+
+
+def _session_detail(session: Session) -> str:
+    parts = [f"user {session.user_id}"] if session.user_id else []
+    parts.append(f"created {local_time(session.created_at)}")
+    parts += [f"{k}={v}" for k, v in session.metadata.items()]
+    return " · ".join(parts)
+
+
+def transcript(session: Session, memory: Memory, *, page: bool) -> None:
+    """Heading, summary, one box per message, totals footer; paged when long."""
+    shown: list[RenderableType] = [heading(f"Session {session.id}", _session_detail(session))]
+    if memory.summary:
+        shown.append(message_panel("summary", memory.summary, []))
+    shown += [stored_message_panel(m) for m in memory.messages]
+    tokens = sum(m.token_count or 0 for m in memory.messages)
+    parts = [f"{len(memory.messages):,} messages", f"{tokens:,} tokens"]
+    if memory.messages:
+        parts.append(f"{local_time(memory.messages[0].created_at)} → ")
+        parts[-1] += local_time(memory.messages[-1].created_at)
+    shown.append(footer(parts))
+    print_all(shown, page=page)
+
+
+def _human_size(size: int) -> str:
+    if size < 1024:
+        return f"{size:,} B"
+    if size < 1024 * 1024:
+        return f"{size / 1024:,.1f} KiB"
+    return f"{size / (1024 * 1024):,.1f} MiB"
+
+
+def stats(stats: SessionStats) -> None:
+    """A two-column grid of the session's numbers."""
+    grid = Table.grid(padding=(0, 2))
+    grid.add_column(style="dim")
+    grid.add_column()
+    rows = [
+        ("messages", f"{stats.messages:,} stored, {stats.turn_count:,} turns"),
+        ("message_count", f"{stats.message_count:,} (turns, as the memory classes count)"),
+        ("characters", f"{stats.total_characters:,}"),
+        ("estimated_tokens", f"{stats.estimated_tokens:,} (characters / 4)"),
+        ("tokens", f"{stats.token_count:,} exact ({stats.encoding})"),
+        ("first activity", local_time_text(stats.first_activity)),
+        ("last activity", local_time_text(stats.last_activity)),
+        ("file size", _human_size(stats.file_size)),
+    ]
+    for key, value in rows:
+        grid.add_row(key, value)
+    print_all([heading(f"Session {stats.session_id}"), grid])
+
+
+def local_time_text(stamp: str | None) -> str:
+    """An ISO-8601 stamp from the stats, shown in local time."""
+    if not stamp:
+        return "-"
+    from zerda.messages import parse_time
+
+    return local_time(parse_time(stamp))
+
+
+def sessions(all_stats: list[SessionStats]) -> None:
+    """A table of sessions, most recently active first."""
+    if not all_stats:
+        print_all([Text("no sessions yet", style="dim")])
+        return
+    table = Table(box=box.SIMPLE_HEAD, header_style="bold")
+    for name, justify in [("Session", "left"), ("Messages", "right"), ("Tokens", "right")]:
+        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    table.add_column("Last activity")
+    for s in all_stats:
+        table.add_row(
+            s.session_id, f"{s.messages:,}", f"{s.token_count:,}", local_time_text(s.last_activity)
+        )
+    print_all([table])
+
+
+def memory_view(title: str, memory: BaseMemory) -> None:
+    """The messages a memory hands a model, with its type, turns and token count."""
+    shown: list[RenderableType] = [heading(title)]
+    shown += [message_panel(m["role"], m["content"], []) for m in memory.context_messages()]
+    numbers = memory.get_memory_stats()
+    shown.append(
+        footer(
+            [
+                f"memory {numbers['type']}",
+                f"{numbers['message_count']} turns held",
+                f"{numbers['token_count']:,} tokens",
+            ]
+        )
+    )
+    print_all(shown)
+
+
+def search(hits: list[tuple[str, Message]], query: str) -> None:
+    """Each hit: session, local time and role, then the match in context, highlighted."""
+    shown: list[RenderableType] = []
+    for sid, message in hits:
+        line = Text.assemble((sid, "bold"), "  ", (local_time(message.created_at), "dim"), "  ")
+        line.append(message.role, style=ROLE_STYLES.get(message.role, "bold"))
+        before, match, after = match_parts(message.content, query)
+        snippet = Text("  ")
+        snippet.append(safe_text(before))
+        snippet.append(safe_text(match, style=HIGHLIGHT))
+        snippet.append(safe_text(after))
+        shown += [line, snippet]
+    count = len(hits)
+    shown.append(footer([f"{count} match{'' if count == 1 else 'es'} for {query!r}"]))
+    print_all(shown)
