@@ -1,0 +1,103 @@
+"""A small OpenAI-compatible server on 127.0.0.1 for the `zerda chat` tests.
+
+The first path segment picks the behaviour: `/stream/v1`, `/plain/v1`, `/slow/v1`, `/hang/v1`,
+`/echo-key/v1` (401 quoting the key), `/status-429/v1`, `/status-500/v1`, ...
+Every request body is kept in `requests`.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+class Handler(BaseHTTPRequestHandler):
+    server: ChatServer
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        self.server.requests.append({"path": self.path, "body": body, "headers": self.headers})
+        mode = self.path.strip("/").split("/")[0]
+        reply = f"echo: {body['messages'][-1]['content']}"
+        if mode == "hang":
+            time.sleep(self.server.pause)
+            self._stream([reply], pause=0.0)
+        elif mode.startswith("status-"):
+            self._error(int(mode.split("-")[1]), "the server says no")
+        elif mode == "echo-key":
+            self._error(401, f"Incorrect API key provided: {self.headers['Authorization'][7:]}")
+        elif mode == "plain":
+            self._json(200, {"choices": [{"message": {"role": "assistant", "content": reply}}]})
+        elif mode == "slow":
+            self._stream([reply[:3], reply[3:]], pause=self.server.pause)
+        else:
+            self._stream([reply[i : i + 4] for i in range(0, len(reply), 4)], pause=0.0)
+
+    def _json(self, status: int, payload: dict[str, Any], extra: dict[str, str] | None = None):
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for name, value in (extra or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _error(self, status: int, message: str) -> None:
+        extra = {"Retry-After": "7"} if status == 429 else {}
+        self._json(status, {"error": {"message": message}}, extra)
+
+    def _stream(self, pieces: list[str], pause: float) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.end_headers()
+        for piece in pieces:
+            event = {"choices": [{"delta": {"content": piece}}]}
+            self.wfile.write(f"data: {json.dumps(event)}\n\n".encode())
+            self.wfile.flush()
+            if pause:
+                time.sleep(pause)
+        self.wfile.write(b"data: [DONE]\n\n")
+        self.wfile.flush()
+
+
+class ChatServer(ThreadingHTTPServer):
+    daemon_threads = True
+    requests: list[dict[str, Any]]
+    pause: float
+
+    def url(self, mode: str) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}/{mode}/v1"
+
+
+@contextmanager
+def chat_server(pause: float = 5.0) -> Iterator[ChatServer]:
+    """Serve in a thread; `pause` is how long `/slow/` waits between its two pieces."""
+    server = ChatServer(("127.0.0.1", 0), Handler)
+    server.requests = []
+    server.pause = pause
+    thread = threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def free_port() -> int:
+    """A port with nothing listening (bound, then released)."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+    return port
