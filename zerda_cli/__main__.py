@@ -39,14 +39,17 @@ def _os_message(exc: OSError) -> str:
 def _run(argv: list[str] | None) -> Any:
     from typer.main import get_command
 
+    from zerda_cli import coercion
     from zerda_cli.app import app
 
-    return get_command(app).main(args=argv, prog_name="zerda", standalone_mode=False)
+    command = get_command(app)
+    coercion.install(command)
+    return command.main(args=argv, prog_name="zerda", standalone_mode=False)
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the `zerda` command with `argv` (default: sys.argv[1:]); return the exit code."""
-    from typer._click.exceptions import UsageError
+    from typer._click.exceptions import NoArgsIsHelpError, UsageError
     from typer.exceptions import Abort, TyperException
 
     from zerda.errors import ZerdaError
@@ -57,6 +60,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         result = _run(argv)
         return result if isinstance(result, int) else 0
+    except NoArgsIsHelpError:
+        return 0  # the help was printed; nothing went wrong
     except UsageError as exc:
         where = exc.ctx.command_path if exc.ctx else "zerda"
         _fail(f"{exc.format_message()} (see '{where} --help')")

@@ -147,7 +147,7 @@ def window(
     if as_json:
         history = memory.load_memory_variables({})[memory.memory_key]
         data = {"session_id": session, "k": k, "turns": memory.get_messages(), "history": history}
-    render.memory_view(f"Session {session}: window of the last {k} turns", memory, data)
+    render.memory_view(f"Session {session}: window, k={k}", memory, data)
 
 
 @app.command()

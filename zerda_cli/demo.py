@@ -74,7 +74,7 @@ def show_views(store: SessionStore, sid: str, home_flag: str) -> None:
     render.stats(store.session_stats(sid), as_json=False)
     step(f"zerda window {sid} -k 2{home_flag}")
     window = load_memory(store, sid, "window", k=2, max_tokens=0)
-    render.memory_view(f"Session {sid}: window of the last 2 turns", window, None)
+    render.memory_view(f"Session {sid}: window, k=2", window, None)
     step(f"zerda context {sid} --memory token --max-tokens {TOKEN_BUDGET}{home_flag}")
     budget = load_memory(store, sid, "token", k=0, max_tokens=TOKEN_BUDGET)
     render.memory_view(f"Session {sid}: context from the token memory", budget, None)

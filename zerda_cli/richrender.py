@@ -29,6 +29,11 @@ if TYPE_CHECKING:
 HIGHLIGHT = "bold reverse"
 
 
+def plural(count: int, noun: str, nouns: str = "") -> str:
+    """`1 turn`, `2 turns`, `1,000 matches`."""
+    return f"{count:,} {noun if count == 1 else nouns or noun + 's'}"
+
+
 def _session_detail(session: Session) -> str:
     parts = [f"user {session.user_id}"] if session.user_id else []
     parts.append(f"created {local_time(session.created_at)}")
@@ -43,7 +48,7 @@ def transcript(session: Session, memory: Memory, *, page: bool) -> None:
         shown.append(message_panel("summary", memory.summary, []))
     shown += [stored_message_panel(m) for m in memory.messages]
     tokens = sum(m.token_count or 0 for m in memory.messages)
-    parts = [f"{len(memory.messages):,} messages", f"{tokens:,} tokens"]
+    parts = [plural(len(memory.messages), "message"), plural(tokens, "token")]
     if memory.messages:
         parts.append(f"{local_time(memory.messages[0].created_at)} → ")
         parts[-1] += local_time(memory.messages[-1].created_at)
@@ -65,7 +70,7 @@ def stats(stats: SessionStats) -> None:
     grid.add_column(style="dim")
     grid.add_column()
     rows = [
-        ("messages", f"{stats.messages:,} stored, {stats.turn_count:,} turns"),
+        ("messages", f"{stats.messages:,} stored, {plural(stats.turn_count, 'turn')}"),
         ("message_count", f"{stats.message_count:,} (turns, as the memory classes count)"),
         ("characters", f"{stats.total_characters:,}"),
         ("estimated_tokens", f"{stats.estimated_tokens:,} (characters / 4)"),
@@ -93,7 +98,7 @@ def sessions(all_stats: list[SessionStats]) -> None:
     if not all_stats:
         print_all([Text("no sessions yet", style="dim")])
         return
-    table = Table(box=box.SIMPLE_HEAD, header_style="bold")
+    table = Table(box=box.SIMPLE_HEAD, header_style="bold", show_edge=False, pad_edge=False)
     for name, justify in [("Session", "left"), ("Messages", "right"), ("Tokens", "right")]:
         table.add_column(name, justify=justify)  # type: ignore[arg-type]
     table.add_column("Last activity")
@@ -113,7 +118,7 @@ def memory_view(title: str, memory: BaseMemory) -> None:
         footer(
             [
                 f"memory {numbers['type']}",
-                f"{numbers['message_count']} turns held",
+                plural(numbers["message_count"], "turn") + " held",
                 f"{numbers['token_count']:,} tokens",
             ]
         )
@@ -133,6 +138,5 @@ def search(hits: list[tuple[str, Message]], query: str) -> None:
         snippet.append(safe_text(match, style=HIGHLIGHT))
         snippet.append(safe_text(after))
         shown += [line, snippet]
-    count = len(hits)
-    shown.append(footer([f"{count} match{'' if count == 1 else 'es'} for {query!r}"]))
+    shown.append(footer([f"{plural(len(hits), 'match', 'matches')} for {query!r}"]))
     print_all(shown)

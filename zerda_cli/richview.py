@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from rich.console import Console, RenderableType
+from rich.console import Console, Group, RenderableType
 from rich.panel import Panel
 from rich.text import Text
 
@@ -99,11 +99,12 @@ def heading(title: str, detail: str = "") -> Text:
 def print_all(renderables: list[RenderableType], *, page: bool = False) -> None:
     """Print to stdout; with `page`, through the pager when taller than the terminal."""
     console = make_console()
+    group = Group(*renderables)  # one block each; console.print(a, b) would join Texts on a line
     if not page:
-        console.print(*renderables)
+        console.print(group)
         return
     with console.capture() as capture:
-        console.print(*renderables)
+        console.print(group)
     rendered = capture.get()
     if rendered.count("\n") < console.height:
         console.file.write(rendered)
