@@ -169,7 +169,3 @@ def _run(
         except (OSError, ZerdaError) as exc:
             view.error(f"no input history this time: {exc}")
     run_terminal(Chat(store, session_id, config, view, backend), history)
-
-
-if __name__ == "__main__":
-    typer.run(chat)

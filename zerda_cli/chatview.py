@@ -34,11 +34,11 @@ class ChatView:
 
     def note(self, text: str) -> None:
         """A dim line about what happened (not part of the conversation)."""
-        self.console.print(Text(text, style="dim"))
+        self.console.print(Text(text, style="dim"), soft_wrap=True)
 
     def error(self, text: str) -> None:
         """A one-line error; the REPL goes on."""
-        self.console.print(Text.assemble(("error: ", "bold red"), one_line(text)))
+        self.console.print(Text.assemble(("error: ", "bold red"), one_line(text)), soft_wrap=True)
 
     def banner(self, session_id: str, is_new: bool, backend: str, memory: str) -> None:
         """The first lines: where the conversation goes and how to drive the REPL."""
@@ -71,17 +71,22 @@ class ChatView:
             self.turn(turn["input"], turn["output"])
 
     def stream(self, pieces: Iterator[str], waiting: str) -> str:
-        """Show the reply as Markdown while it arrives; return all of it."""
+        """Show the reply as Markdown while it arrives; return all of it.
+
+        The live area is transient: once the reply ends (or is cut short) it is
+        printed once more in full, so long replies end up whole in the scrollback.
+        """
         self.console.print(Text(ASSISTANT_LABEL, style=ROLE_STYLES["assistant"]))
         text = ""
-        spinner = Spinner("dots", Text(waiting, style="dim"))
-        with Live(
-            Padding(spinner, (0, 0, 0, 2)), console=self.console, refresh_per_second=12
-        ) as live:
-            for piece in pieces:
-                text += piece
-                live.update(Padding(Markdown(neutralize(text)), (0, 0, 0, 2)))
-        self.console.print()
+        spinner = Padding(Spinner("dots", Text(waiting, style="dim")), (0, 0, 0, 2))
+        try:
+            with Live(spinner, console=self.console, refresh_per_second=12, transient=True) as live:
+                for piece in pieces:
+                    text += piece
+                    live.update(Padding(Markdown(neutralize(text)), (0, 0, 0, 2)))
+        finally:
+            if text:
+                self.console.print(Padding(Markdown(neutralize(text)), (0, 0, 1, 2)))
         return text
 
     def context(self, messages: list[dict[str, str]], tokens: int, title: str) -> None:

@@ -64,6 +64,26 @@ def sigint_deferred() -> Iterator[None]:
         signal.signal(signal.SIGINT, previous)
 
 
+@contextmanager
+def typing_hidden() -> Iterator[None]:
+    """While a reply streams, keys typed (and the ^C of Ctrl-C) are not echoed into it."""
+    try:
+        import termios
+
+        fd = sys.stdin.fileno()
+        saved = termios.tcgetattr(fd)
+    except (ImportError, OSError, ValueError):
+        yield
+        return
+    quiet = list(saved)
+    quiet[3] &= ~(termios.ECHO | termios.ECHOCTL)
+    termios.tcsetattr(fd, termios.TCSANOW, quiet)
+    try:
+        yield
+    finally:
+        termios.tcsetattr(fd, termios.TCSANOW, saved)
+
+
 class Chat:
     """One REPL: the session, its bound memory, the backend and what is shown."""
 
@@ -136,7 +156,8 @@ class Chat:
                 reply = "".join(pieces)
             else:
                 waiting = f"waiting for {self.backend.name} · Ctrl-C cancels"
-                reply = self.view.stream(pieces, waiting)
+                with typing_hidden():
+                    reply = self.view.stream(pieces, waiting)
         except (KeyboardInterrupt, EOFError):
             self.view.note("cancelled: nothing recorded")
             return None

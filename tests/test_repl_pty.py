@@ -1,0 +1,210 @@
+"""`zerda chat` end to end: the installed command on a real pty, and with stdin piped."""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pexpect
+import pytest
+from chat_server import chat_server
+
+from zerda.store import SessionStore
+
+ZERDA = str(Path(sys.executable).with_name("zerda"))
+PROMPT = "you › "  # noqa: RUF001
+REPLY_PROMPT = "assistant › "  # noqa: RUF001
+GAP = r"(?:\s|\x1b\[[\d;]*m)+"  # spaces and style codes between a table's columns
+TIMEOUT = 30  # generous: CI is a small machine; a passing run waits far less
+
+ASSISTANT = """\
+import json, sys, time
+content = json.load(sys.stdin)["messages"][-1]["content"]
+if content.startswith("slow"):
+    print("thinking", flush=True)
+    time.sleep(30)
+print(f"answer to {content}")
+"""
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> dict[str, str]:
+    home = tmp_path / "home"
+    names = ("HOME", "PATH", "LANG", "LC_ALL", "SYSTEMROOT")
+    base = {k: v for k, v in os.environ.items() if k in names}
+    return {
+        **base,
+        "ZERDA_HOME": str(home),
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+        "XDG_STATE_HOME": str(tmp_path / "state"),
+        "XDG_DATA_HOME": str(tmp_path / "data"),
+        "TERM": "xterm-256color",
+        "PROMPT_TOOLKIT_NO_CPR": "1",
+        "NO_COLOR": "1",
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
+    }
+
+
+@pytest.fixture
+def assistant(tmp_path: Path) -> str:
+    path = tmp_path / "assistant.py"
+    path.write_text(ASSISTANT)
+    return f"{sys.executable} {path}"
+
+
+def spawn(env: dict[str, str], *args: str, ready: bool = True) -> pexpect.spawn:
+    """Start `zerda chat`; with `ready`, wait for the prompt (typing earlier races the tty)."""
+    child = pexpect.spawn(
+        ZERDA, ["chat", *args], env=env, encoding="utf-8", timeout=TIMEOUT, dimensions=(40, 120)
+    )
+    child.expect_exact("Ctrl-D leaves")
+    if ready:
+        child.expect_exact(PROMPT)
+    return child
+
+
+def leave(child: pexpect.spawn) -> None:
+    child.sendcontrol("d")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+
+
+def stored(env: dict[str, str], session: str) -> list[tuple[str, str]]:
+    store = SessionStore(env["ZERDA_HOME"])
+    return [(m.role, m.content) for m in store.iter_messages(session)]
+
+
+def test_manual_turns_stats_undo_and_the_file_holds_what_was_shown(env: dict[str, str]) -> None:
+    child = spawn(env, "s1")
+    child.send("What is zerda?\r")
+    child.expect_exact(REPLY_PROMPT)
+    child.send("A **memory**\x1b\rlibrary.\r")  # Esc Enter: a second line in the reply
+    child.expect_exact(PROMPT)
+    child.send("second question\r")
+    child.expect_exact(REPLY_PROMPT)
+    child.send("second answer\r")
+    child.expect_exact(PROMPT)
+    child.send("/stats\r")
+    child.expect(r"turns" + GAP + "2")
+    child.expect(r"tokens stored" + GAP + r"\d+ \(cl100k_base\)")
+    child.expect_exact(PROMPT)
+    child.send("/undo\r")
+    child.expect_exact("removed the last turn: second question")
+    child.expect_exact(PROMPT)
+    leave(child)
+    assert stored(env, "s1") == [
+        ("user", "What is zerda?"),
+        ("assistant", "A **memory**\nlibrary."),
+    ]
+    history = Path(env["ZERDA_HOME"]) / "state" / "history"
+    assert stat.S_IMODE(history.stat().st_mode) == 0o600
+    assert "What is zerda?" in history.read_text()
+
+    again = spawn(env, "--continue", ready=False)  # reopens s1 and shows where it left off
+    again.expect_exact("What is zerda?")
+    again.expect_exact("library.")
+    again.expect_exact(PROMPT)
+    leave(again)
+
+
+def test_ctrl_c_during_a_slow_reply_records_nothing_and_the_repl_goes_on(
+    env: dict[str, str], assistant: str
+) -> None:
+    child = spawn(env, "s2", "--command", assistant)
+    child.send("slow question\r")
+    child.expect_exact("thinking")
+    child.sendintr()
+    child.expect_exact("cancelled: nothing recorded")
+    child.expect_exact(PROMPT)
+    child.send("quick question\r")
+    child.expect_exact("answer to quick question")
+    child.expect_exact(PROMPT)
+    leave(child)
+    assert stored(env, "s2") == [
+        ("user", "quick question"),
+        ("assistant", "answer to quick question\n"),
+    ]
+
+
+def test_openai_streams_in_the_repl_and_a_server_error_keeps_it_alive(
+    env: dict[str, str],
+) -> None:
+    with chat_server() as server:
+        failing = spawn(env, "s3", "--backend", "openai", "--base-url", server.url("status-500"))
+        failing.send("hello\r")
+        failing.expect_exact("HTTP 500 from 127.0.0.1")
+        failing.expect_exact("nothing recorded")
+        failing.expect_exact(PROMPT)
+        failing.send("/exit\r")
+        failing.expect(pexpect.EOF)
+        assert not SessionStore(env["ZERDA_HOME"]).exists("s3")
+
+        child = spawn(env, "s3", "--backend", "openai", "--base-url", server.url("stream"))
+        child.send("/system Answer in echoes.\r")
+        child.expect_exact("system prompt set")
+        child.send("hello there\r")
+        child.expect_exact("echo: hello there")
+        child.expect_exact(PROMPT)
+        leave(child)
+    assert server.requests[-1]["body"]["messages"] == [
+        {"role": "system", "content": "Answer in echoes."},
+        {"role": "user", "content": "hello there"},
+    ]
+    assert stored(env, "s3") == [("user", "hello there"), ("assistant", "echo: hello there")]
+
+
+def run(env: dict[str, str], args: list[str], stdin: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [ZERDA, "chat", *args], input=stdin, env=env, capture_output=True, text=True, timeout=60
+    )
+
+
+def test_piped_stdin_is_one_message_a_line_with_replies_on_stdout(
+    env: dict[str, str], assistant: str
+) -> None:
+    result = run(env, ["p1", "--command", assistant], "first\n\nsecond\n")
+    assert (result.returncode, result.stderr) == (0, "")
+    assert result.stdout == "answer to first\nanswer to second\n"
+    assert stored(env, "p1") == [
+        ("user", "first"),
+        ("assistant", "answer to first\n"),
+        ("user", "second"),
+        ("assistant", "answer to second\n"),
+    ]
+
+
+def test_piped_stdin_with_the_manual_backend_is_refused(env: dict[str, str]) -> None:
+    result = run(env, ["p2"], "hello\n")
+    assert result.returncode == 2
+    assert result.stderr.startswith("error: stdin is not a terminal")
+    assert "--backend command" in result.stderr
+    assert result.stderr.count("\n") == 1
+    assert not SessionStore(env["ZERDA_HOME"]).exists("p2")
+
+
+def test_piped_failures_are_one_line_each_and_not_recorded(env: dict[str, str]) -> None:
+    with chat_server() as server:
+        result = run(
+            env, ["p3", "--backend", "openai", "--base-url", server.url("status-429")], "a\n"
+        )
+    assert result.returncode == 1
+    assert result.stdout == ""
+    assert result.stderr.startswith("error: line 1: HTTP 429 from 127.0.0.1:")
+    assert result.stderr.count("\n") == 1
+    assert not SessionStore(env["ZERDA_HOME"]).exists("p3")
+
+
+def test_bad_settings_are_one_line_errors(env: dict[str, str]) -> None:
+    bad_memory = run(env, ["p4", "--memory", "forever"], "")
+    assert bad_memory.returncode == 1
+    assert bad_memory.stderr.startswith("error: bad memory 'forever'")
+    both = run(env, ["p4", "--continue"], "")
+    assert (both.returncode, both.stderr.count("\n")) == (2, 1)
+    bad_id = run(env, ["../etc", "--command", "cat"], "")
+    assert bad_id.returncode == 1
+    assert bad_id.stderr.startswith("error: invalid session id")
