@@ -14,6 +14,8 @@ from typing import Any, TextIO
 
 from zerda_cli.sanitize import one_line
 
+COMPLETE_VAR = "_ZERDA_COMPLETE"
+
 
 def _show_warning(
     message: Warning | str,
@@ -44,6 +46,11 @@ def _run(argv: list[str] | None) -> Any:
 
     command = get_command(app)
     coercion.install(command)
+    if os.environ.get(COMPLETE_VAR):
+        # Typer registers its bash/zsh/fish scripts only for its own --install-completion.
+        from typer.completion import completion_init
+
+        completion_init()
     return command.main(args=argv, prog_name="zerda", standalone_mode=False)
 
 

@@ -1,0 +1,1 @@
+complete --command zerda --no-files --arguments "(env _ZERDA_COMPLETE=complete_fish _TYPER_COMPLETE_FISH_ACTION=get-args _TYPER_COMPLETE_ARGS=(commandline -cp) zerda)" --condition "env _ZERDA_COMPLETE=complete_fish _TYPER_COMPLETE_FISH_ACTION=is-args _TYPER_COMPLETE_ARGS=(commandline -cp) zerda"
