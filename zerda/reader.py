@@ -9,7 +9,7 @@ from typing import Any
 
 from zerda.errors import CorruptSessionError, ZerdaWarning
 from zerda.messages import Message
-from zerda.records import MESSAGE, TOKENS, loads, message_from
+from zerda.records import MESSAGE, SUMMARY, TOKENS, loads, message_from
 from zerda.sessionfile import SessionFile
 
 Record = dict[str, Any]
@@ -58,6 +58,23 @@ class RecordReader:
                 self._bad(self.file.line_number_at(offset), str(exc))
                 continue
             yield record, message
+
+    def summary_at(self, offset: int) -> str | None:
+        """The summary whose record starts at `offset`.
+
+        A pointer that does not land on a summary (the file was edited by hand) is
+        ignored, and the file scanned backwards instead.
+        """
+        try:
+            record = loads(self.file.line_at(offset))
+            if record["type"] == SUMMARY:
+                return str(record["content"])
+        except ValueError:
+            pass
+        for record, _ in self.backward():
+            if record["type"] == SUMMARY:
+                return str(record["content"])
+        return None
 
 
 def with_token_counts(

@@ -15,6 +15,9 @@ UPDATE = "session_update"
 SUMMARY = "summary"
 TOKENS = "tokens"
 KINDS = frozenset({HEADER, MESSAGE, UPDATE, SUMMARY, TOKENS})
+# On the last record of every write: the byte offset of the latest summary record,
+# or null when the file has none, so finding the summary never scans the whole file.
+SUMMARY_AT = "summary_at"
 
 
 def dumps(record: dict[str, Any]) -> bytes:
@@ -30,7 +33,72 @@ def loads(line: bytes) -> dict[str, Any]:
         raise ValueError(f"not valid JSON ({exc.__class__.__name__})") from None
     if not isinstance(record, dict) or record.get("type") not in KINDS:
         raise ValueError("not a zerda record")
+    _check_shape(record)
     return record
+
+
+_FIELDS: dict[str, tuple[tuple[str, type | tuple[type, ...]], ...]] = {
+    HEADER: (("id", str), ("user_id", (str, type(None))), ("metadata", (dict, type(None)))),
+    UPDATE: (("user_id", (str, type(None))), ("metadata", (dict, type(None)))),
+    SUMMARY: (("content", str),),
+    TOKENS: (("counts", dict),),
+}
+
+
+def _check_shape(record: dict[str, Any]) -> None:
+    """Refuse records whose fields have the wrong types (messages are checked by Message)."""
+    for name, kind in _FIELDS.get(record["type"], ()):
+        if name in record and not isinstance(record[name], kind):
+            raise ValueError(f"bad {record['type']} record: field {name!r}")
+    if record["type"] == HEADER:
+        _check_header(record)
+    at = record.get(SUMMARY_AT)
+    if at is not None and (type(at) is not int or at < 0):
+        raise ValueError(f"bad {record['type']} record: field {SUMMARY_AT!r}")
+
+
+def _check_header(record: dict[str, Any]) -> None:
+    version = record.get("version")
+    if type(version) is not int or not 1 <= version <= FORMAT_VERSION:
+        raise ValueError(f"unsupported session file version {version!r}")
+    created = record.get("created_at")
+    try:
+        if created is not None:
+            parse_time(created)
+    except (TypeError, ValueError, AttributeError):
+        raise ValueError("bad session record: field 'created_at'") from None
+
+
+def render(records: list[dict[str, Any]], offset: int, summary_at: int | bool | None) -> bytes:
+    """Encode one write's records, starting at byte `offset` of the file.
+
+    `summary_at` is where the file's latest summary record starts, None when it has
+    none, False when unknown (a file written before summary pointers). The last record
+    gets the pointer, updated for any summary among `records`.
+    """
+    lines: list[bytes] = []
+    for record in records:
+        if record["type"] == SUMMARY:
+            summary_at = offset + sum(len(line) for line in lines)
+        lines.append(dumps(record))
+    if lines and summary_at is not False and records[-1]["type"] != SUMMARY:
+        lines[-1] = dumps({**records[-1], SUMMARY_AT: summary_at})
+    return b"".join(lines)
+
+
+def summary_pointer(last: dict[str, Any], last_offset: int) -> int | bool | None:
+    """The summary pointer carried by a file whose last record is `last` at `last_offset`."""
+    if last["type"] == SUMMARY:
+        return last_offset
+    if SUMMARY_AT in last:
+        at: int | None = last[SUMMARY_AT]
+        return at
+    return False
+
+
+def summary_record(content: str) -> dict[str, Any]:
+    """A running summary of the session (the latest one wins)."""
+    return {"type": SUMMARY, "content": content, "created_at": format_time(utc_now())}
 
 
 def header_record(session: Session, encoding: str) -> dict[str, Any]:
@@ -62,7 +130,7 @@ def message_from(record: dict[str, Any]) -> Message:
             created_at=parse_time(record["created_at"]),
             token_count=record.get("token_count"),
         )
-    except (KeyError, TypeError, ValueError, InvalidMessageError) as exc:
+    except (KeyError, TypeError, ValueError, AttributeError, InvalidMessageError) as exc:
         raise ValueError(f"bad message record ({exc})") from None
 
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 import errno
 import fcntl
 import os
+import stat
 import threading
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
@@ -18,13 +19,17 @@ FILE_MODE = 0o600
 
 
 def _open(path: Path, flags: int) -> int:
-    """os.open that refuses symlinks and always creates files 0600."""
+    """os.open that refuses symlinks and anything but a regular file; creates files 0600."""
     try:
-        fd = os.open(path, flags | os.O_NOFOLLOW | os.O_CLOEXEC, FILE_MODE)
+        # O_NONBLOCK: opening a FIFO planted at the path must not hang us.
+        fd = os.open(path, flags | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, FILE_MODE)
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             raise UnsafePathError(f"{path} is a symlink; refusing to follow it") from None
         raise
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise UnsafePathError(f"{path} is not a regular file; refusing to use it")
     if flags & os.O_CREAT:
         os.fchmod(fd, FILE_MODE)
     return fd
@@ -52,8 +57,7 @@ class SessionFile:
         held = _held_lock(self.lock_path)
         with held.mutex:
             if held.depth == 0:
-                held.fd = _open(self.lock_path, os.O_RDWR | os.O_CREAT)
-                fcntl.flock(held.fd, fcntl.LOCK_EX)
+                held.fd = self._acquire()
             held.depth += 1
             try:
                 yield
@@ -62,18 +66,53 @@ class SessionFile:
                 if held.depth == 0:
                     os.close(held.fd)
 
-    def append(self, data: bytes, header: bytes) -> None:
-        """Append `data` (whole lines) in one write; create the file with `header` first.
+    def _acquire(self) -> int:
+        """flock the lock file, retrying if it was deleted (delete_session) while we waited."""
+        while True:
+            fd = _open(self.lock_path, os.O_RDWR | os.O_CREAT)
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            try:
+                current = os.stat(self.lock_path, follow_symlinks=False)
+            except FileNotFoundError:
+                current = None
+            held = os.fstat(fd)
+            if current and (current.st_dev, current.st_ino) == (held.st_dev, held.st_ino):
+                return fd
+            os.close(fd)
 
-        Call under `locked()`. A torn last line left by a crash is cut off first,
-        with a warning. On any failure the file is truncated back to its old size.
+    def append(self, render: Callable[[int, bytes | None], bytes]) -> None:
+        """Append what `render(size, last_line)` returns (whole lines) in one write.
+
+        Call under `locked()`; the file is created if missing (`last_line` is then
+        None and `size` 0). A torn last line left by a crash is cut off first, with a
+        warning. On any failure the file is truncated back to its old size.
         """
         fd = _open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND)
         try:
-            size = os.fstat(fd).st_size
-            size = self._repair_tail(fd, size)
-            payload = data if size else header + data
-            self._write_all(fd, payload, size)
+            size = self._repair_tail(fd, os.fstat(fd).st_size)
+            last = self._last_line(fd, size) if size else None
+            self._write_all(fd, render(size, last), size)
+        finally:
+            os.close(fd)
+
+    def _last_line(self, fd: int, size: int) -> bytes:
+        """The file's last line (it ends with a newline, after `_repair_tail`)."""
+        start = self._last_newline_end(fd, size - 1)
+        return os.pread(fd, size - start, start)
+
+    def line_at(self, offset: int) -> bytes:
+        """The line that starts at byte `offset` (without its newline)."""
+        fd = _open(self.path, os.O_RDONLY)
+        try:
+            parts = []
+            while chunk := os.pread(fd, BLOCK, offset):
+                cut = chunk.find(b"\n")
+                if cut >= 0:
+                    parts.append(chunk[:cut])
+                    break
+                parts.append(chunk)
+                offset += len(chunk)
+            return b"".join(parts)
         finally:
             os.close(fd)
 
@@ -116,22 +155,40 @@ class SessionFile:
             ) from None
 
     def rewrite(self, data: bytes) -> None:
-        """Replace the file's content: temp file, fsync, rename, fsync dir. Call under the lock."""
+        """Replace the file's content: temp file, fsync, rename, fsync dir. Call under the lock.
+
+        Readers and a crash at any point see the old file or the new one, never a mix.
+        Temp files left by a rewrite that crashed earlier are removed first.
+        """
+        self._remove_stale_temps()
         tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
-        fd = _open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
         try:
-            self._write_all(fd, data, 0)
-            os.fsync(fd)
+            fd = _open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+            try:
+                self._write_all(fd, data, 0)
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            os.replace(tmp, self.path)
+        except OSError as exc:
+            tmp.unlink(missing_ok=True)
+            raise StorageWriteError(
+                f"cannot rewrite {self.path}: {exc.strerror or exc}; the old file is unchanged"
+            ) from None
         except BaseException:
-            os.close(fd)
             tmp.unlink(missing_ok=True)
             raise
-        os.close(fd)
-        os.replace(tmp, self.path)
         _fsync_dir(self.path.parent)
 
+    def _remove_stale_temps(self) -> None:
+        """Under the lock, any temp file of this session is from a rewrite that died."""
+        for stale in self.path.parent.glob(f".{self.path.name}.*.tmp"):
+            with suppress(OSError):
+                stale.unlink()
+
     def remove(self) -> None:
-        """Delete the session file and its lock file."""
+        """Delete the session file and its lock file (waiters notice, see `_acquire`)."""
+        self._remove_stale_temps()
         self.path.unlink(missing_ok=True)
         self.lock_path.unlink(missing_ok=True)
 

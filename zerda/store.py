@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import suppress
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from zerda.errors import NotFoundError, StoreError
+from zerda.errors import NotFoundError, StoreError, UnsafePathError
 from zerda.messages import Memory, Message, Session, utc_now
 from zerda.paths import SESSION_ID, SUFFIX, default_home, private_dir, validate_session_id
 from zerda.reader import RecordReader, with_token_counts
@@ -16,11 +17,15 @@ from zerda.records import (
     HEADER,
     MESSAGE,
     SUMMARY,
+    SUMMARY_AT,
     TOKENS,
     UPDATE,
-    dumps,
     header_record,
+    loads,
+    render,
     session_from,
+    summary_pointer,
+    summary_record,
 )
 from zerda.sessionfile import SessionFile
 from zerda.stats import SessionStats, collect_stats
@@ -70,6 +75,8 @@ class SessionStore:
 
     def _existing(self, session_id: str) -> SessionFile:
         file = self._file(session_id)
+        if self.sessions_dir.is_symlink():
+            raise UnsafePathError(f"{self.sessions_dir} is a symlink; refusing to use it")
         if not file.exists():
             raise NotFoundError(session_id)
         return file
@@ -80,10 +87,19 @@ class SessionStore:
     def _append(
         self, session_id: str, records: list[dict[str, Any]], session: Session | None = None
     ) -> None:
+        """Append `records` in one locked write; a new file gets its header first."""
         file = self._writable(session_id)
-        header = dumps(header_record(session or Session(id=session_id), self.encoding))
+        header = header_record(session or Session(id=session_id), self.encoding)
+
+        def render_after(size: int, last_line: bytes | None) -> bytes:
+            if last_line is None:
+                return render([header, *records], 0, None)
+            last = _decoded(last_line)
+            pointer = False if last is None else summary_pointer(last, size - len(last_line))
+            return render(records, size, pointer)
+
         with file.locked():
-            file.append(b"".join(dumps(r) for r in records), header)
+            file.append(render_after)
 
     # -- sessions ----------------------------------------------------------------
 
@@ -94,14 +110,17 @@ class SessionStore:
     def create_session(
         self, session_id: str, user_id: str | None = None, metadata: dict[str, Any] | None = None
     ) -> Session:
-        """Create the session, or update its user and metadata if it exists."""
+        """Create the session, or update the user and metadata given if it exists."""
         session = Session(
             id=session_id, user_id=user_id, metadata=metadata or {}, created_at=utc_now()
         )
         if self.exists(session_id):
-            self._append(
-                session_id, [{"type": UPDATE, "user_id": user_id, "metadata": metadata or {}}]
-            )
+            update: dict[str, Any] = {"type": UPDATE}
+            if user_id is not None:
+                update["user_id"] = user_id
+            if metadata is not None:
+                update["metadata"] = metadata
+            self._append(session_id, [update])
             return self.get_session(session_id)
         self._append(session_id, [], session)
         return self.get_session(session_id)
@@ -154,7 +173,7 @@ class SessionStore:
         stored = [self._stamp(m) for m in memory.messages]
         records: list[dict[str, Any]] = [{"type": MESSAGE, **m.to_dict()} for m in stored]
         if memory.summary is not None:
-            records.append({"type": SUMMARY, "content": memory.summary})
+            records.append(summary_record(memory.summary))
         self._append(session_id, records)
         return stored
 
@@ -175,32 +194,29 @@ class SessionStore:
 
     def set_summary(self, session_id: str, summary: str) -> None:
         """Record the session's running summary (the latest one wins)."""
-        self._append(
-            session_id, [{"type": SUMMARY, "content": summary, "created_at": utc_now().isoformat()}]
-        )
+        self._append(session_id, [summary_record(summary)])
 
     # -- reading messages ----------------------------------------------------------
 
-    def _fill_counts(self, file: SessionFile, messages: list[Message]) -> list[Message]:
+    def _fill_counts(self, session_id: str, messages: list[Message]) -> list[Message]:
         """Count messages stored without a count, and record the counts for next time."""
         if not messages:
             return messages
         counter = get_counter(self.encoding)
         counted = [replace(m, token_count=counter.count(m.content)) for m in messages]
-        try:
-            with file.locked():
-                file.append(
-                    dumps({"type": TOKENS, "counts": {m.uuid: m.token_count for m in counted}}), b""
-                )
-        except (OSError, StoreError):
-            pass  # a read-only store still answers; the counts are recomputed next time
+        record = {"type": TOKENS, "counts": {m.uuid: m.token_count for m in counted}}
+        file = self._file(session_id)
+        # A read-only store still answers; the counts are then recomputed next time.
+        with suppress(OSError, StoreError), file.locked():
+            if file.exists():  # never resurrect a session deleted while we read it
+                self._append(session_id, [record])
         return counted
 
     def iter_messages(self, session_id: str) -> Iterator[Message]:
         """Every message, oldest first, streamed."""
         file = self._existing(session_id)
         return with_token_counts(
-            self._reader(file).forward(), lambda ms: self._fill_counts(file, ms)
+            self._reader(file).forward(), lambda ms: self._fill_counts(session_id, ms)
         )
 
     def iter_messages_reversed(self, session_id: str) -> Iterator[Message]:
@@ -230,15 +246,23 @@ class SessionStore:
                     break
             messages.reverse()
             missing = [m for m in messages if m.token_count is None]
-            counted = {m.uuid: m for m in self._fill_counts(self._file(session_id), missing)}
+            counted = {m.uuid: m for m in self._fill_counts(session_id, missing)}
             messages = [counted.get(m.uuid, m) for m in messages]
         return Memory(messages=messages, summary=self.get_summary(session_id))
 
     def get_summary(self, session_id: str) -> str | None:
-        """The latest summary recorded for the session, or None."""
-        for record, _ in self._reader(self._existing(session_id)).backward():
+        """The latest summary recorded for the session, or None.
+
+        The last record's summary pointer says where it is, so this reads two lines,
+        not the file; files without pointers are scanned backwards.
+        """
+        reader = self._reader(self._existing(session_id))
+        for record, _ in reader.backward():
             if record["type"] == SUMMARY:
-                return str(record.get("content") or "")
+                return str(record["content"])
+            if SUMMARY_AT in record:
+                at = record[SUMMARY_AT]
+                return None if at is None else reader.summary_at(at)
         return None
 
     def session_stats(self, session_id: str) -> SessionStats:
@@ -258,36 +282,52 @@ class SessionStore:
 
     # -- rewriting -----------------------------------------------------------------
 
-    def _rewrite(self, session_id: str, keep_messages: int | None) -> list[Message]:
+    def _rewrite(
+        self, session_id: str, keep: Callable[[list[Message]], int], keep_summary: bool
+    ) -> list[Message]:
         """Rewrite the file compacted: header with the latest facts, messages, summary.
 
-        Keeps the first `keep_messages` messages (all when None); returns those dropped.
+        Keeps the first `keep(messages)` messages, decided under the lock so a
+        concurrent writer's turn is never dropped by mistake; returns those removed.
         """
         file = self._existing(session_id)
         with file.locked():
             session = self.get_session(session_id)
             messages = list(self.iter_messages(session_id))
-            summary = self.get_summary(session_id)
-            kept = messages if keep_messages is None else messages[:keep_messages]
+            summary = self.get_summary(session_id) if keep_summary else None
+            kept = messages[: keep(messages)]
             records = [header_record(session, self.encoding)]
             records += [{"type": MESSAGE, **m.to_dict()} for m in kept]
-            if summary is not None and keep_messages is None:
-                records.append({"type": SUMMARY, "content": summary})
-            file.rewrite(b"".join(dumps(r) for r in records))
+            if summary is not None:
+                records.append(summary_record(summary))
+            file.rewrite(render(records, 0, None))
         return messages[len(kept) :]
 
     def clear(self, session_id: str) -> None:
         """Empty the session (messages and summary); the session and its metadata stay."""
-        self._rewrite(session_id, keep_messages=0)
+        self._rewrite(session_id, keep=lambda messages: 0, keep_summary=False)
 
     def compact(self, session_id: str) -> None:
         """Fold updates, token records and old summaries into a fresh file."""
-        self._rewrite(session_id, keep_messages=None)
+        self._rewrite(session_id, keep=len, keep_summary=True)
 
     def delete_last_turn(self, session_id: str) -> list[Message]:
-        """Remove the last user message and everything after it; returns what was removed."""
-        messages = list(self.iter_messages(session_id))
-        last_user = max((i for i, m in enumerate(messages) if m.role == "user"), default=None)
-        if last_user is None:
-            return []
-        return self._rewrite(session_id, keep_messages=last_user)
+        """Remove the last user message and everything after it; returns what was removed.
+
+        The summary stays. A session with no user message keeps all its messages.
+        """
+        return self._rewrite(session_id, keep=_before_last_user, keep_summary=True)
+
+
+def _before_last_user(messages: list[Message]) -> int:
+    """The index of the last user message (how many to keep), or all when there is none."""
+    users = [i for i, m in enumerate(messages) if m.role == "user"]
+    return users[-1] if users else len(messages)
+
+
+def _decoded(line: bytes) -> dict[str, Any] | None:
+    """The record on `line`, or None when it is damaged (its pointer is then unknown)."""
+    try:
+        return loads(line)
+    except ValueError:
+        return None
