@@ -1,0 +1,159 @@
+"""The `zerda chat` loop and its slash commands, driven line by line on a real store."""
+
+from __future__ import annotations
+
+import io
+import re
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from zerda.store import SessionStore
+from zerda_cli.backends import CommandBackend, ManualBackend
+from zerda_cli.chatview import ChatView
+from zerda_cli.config import ChatConfig
+from zerda_cli.repl import Chat
+
+
+class Screen:
+    """A Chat whose output goes to a string, with the manual backend fed from a list."""
+
+    def __init__(self, store: SessionStore, replies: list[str], **settings: object) -> None:
+        self.out = io.StringIO()
+        self.replies: Iterator[str] = iter(replies)
+        backend = ManualBackend(ask=lambda: next(self.replies))
+        view = ChatView(Console(file=self.out, width=100, color_system=None))
+        config = ChatConfig(**settings)  # type: ignore[arg-type]
+        self.chat = Chat(store, "s", config, view, backend)
+
+    def type(self, *lines: str) -> str:
+        start = self.out.tell()
+        for line in lines:
+            assert self.chat.handle(line)
+        return self.out.getvalue()[start:]
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> SessionStore:
+    return SessionStore(tmp_path / "home", fsync=False)
+
+
+def contents(store: SessionStore, session: str = "s") -> list[str]:
+    return [m.content for m in store.iter_messages(session)]
+
+
+def test_each_turn_is_recorded_when_its_reply_is_complete(store: SessionStore) -> None:
+    screen = Screen(store, ["one back", "two back"])
+    screen.type("one", "two")
+    assert contents(store) == ["one", "one back", "two", "two back"]
+    assert screen.chat.turn_count == 2
+    assert "s · 2 turns" in screen.chat.toolbar()
+
+
+def test_context_is_system_then_memory_then_the_new_message(store: SessionStore) -> None:
+    for n in range(4):
+        store.append_turn("s", f"q{n}", f"a{n}")
+    screen = Screen(store, [], memory="window 2", system="Be brief.")
+    assert screen.chat.context("next") == [
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": "q2"},
+        {"role": "assistant", "content": "a2"},
+        {"role": "user", "content": "q3"},
+        {"role": "assistant", "content": "a3"},
+        {"role": "user", "content": "next"},
+    ]
+    screen.type("/memory token 1")
+    assert [m["content"] for m in screen.chat.context(None)] == ["Be brief.", "q3", "a3"]
+    assert "token 1" in screen.chat.toolbar()
+
+
+def test_system_prompt_is_kept_in_the_session_and_wins_over_the_default(
+    store: SessionStore,
+) -> None:
+    screen = Screen(store, [], system="default")
+    screen.type("/system Answer in French.")
+    assert store.get_session("s").metadata["system"] == "Answer in French."
+    reopened = Screen(store, [], system="default")
+    assert reopened.chat.context(None)[0]["content"] == "Answer in French."
+    reopened.type("/system -")
+    assert reopened.chat.context(None)[0]["content"] == "default"
+
+
+def test_an_empty_or_cancelled_reply_records_nothing(store: SessionStore) -> None:
+    def cancel() -> str:
+        raise KeyboardInterrupt
+
+    screen = Screen(store, [""])
+    assert "empty reply: nothing recorded" in screen.type("hello")
+    screen.chat.backend = ManualBackend(ask=cancel)
+    assert "cancelled: nothing recorded" in screen.type("hello")
+    assert not store.exists("s")
+
+
+def test_retry_replaces_the_last_reply_only_when_the_new_one_is_complete(
+    store: SessionStore, tmp_path: Path
+) -> None:
+    screen = Screen(store, ["first try", "second try"])
+    screen.type("question")
+    failing = tmp_path / "fail.py"
+    failing.write_text("import sys\nprint('down', file=sys.stderr)\nsys.exit(1)\n")
+    manual = screen.chat.backend
+    screen.chat.backend = CommandBackend(f"{sys.executable} {failing}")
+    output = screen.type("/retry")
+    assert "exited with status 1: down; nothing recorded" in output
+    assert "the previous reply stays" in output
+    assert contents(store) == ["question", "first try"]
+    screen.chat.backend = manual
+    screen.type("/retry")
+    assert contents(store) == ["question", "second try"]
+    assert screen.chat.turn_count == 1
+
+
+def test_undo_and_clear(store: SessionStore) -> None:
+    screen = Screen(store, ["a1", "a2"])
+    screen.type("q1", "q2")
+    assert "removed the last turn: q2" in screen.type("/undo")
+    assert contents(store) == ["q1", "a1"]
+    answers = iter([False, True])
+    screen.chat.confirm = lambda question: next(answers)
+    assert "kept" in screen.type("/clear")
+    assert contents(store) == ["q1", "a1"]
+    assert "session cleared" in screen.type("/clear")
+    assert contents(store) == []
+    assert "nothing to undo" in screen.type("/undo")
+
+
+def test_session_switch_show_window_and_stats(store: SessionStore) -> None:
+    store.append_turn("other", "old question", "old **answer**")
+    screen = Screen(store, ["hi back"])
+    screen.type("hi")
+    switched = screen.type("/session other")
+    assert "old question" in switched and "old answer" in switched
+    assert screen.chat.session_id == "other"
+    assert "old question" in screen.type("/show 1")
+    window = screen.type("/window 1")
+    assert "window of the last 1 turn: 2 messages" in window
+    stats = screen.type("/stats")
+    assert re.search(r"turns +1\b", stats) and re.search(r"session +other\b", stats)
+    assert "invalid session id" in screen.type("/session ../x")
+
+
+def test_slash_escapes_help_and_unknown_commands(store: SessionStore) -> None:
+    screen = Screen(store, ["ok"])
+    assert "unknown command /nope" in screen.type("/nope")
+    screen.type("//not a command")
+    assert contents(store) == ["/not a command", "ok"]
+    assert "/memory buffer|window K|token N|summary [N]" in screen.type("/help")
+    assert "expected a whole number" in screen.type("/show many")
+    assert screen.chat.handle("/exit") is False
+
+
+def test_stored_escape_sequences_are_shown_inert(store: SessionStore) -> None:
+    store.append_turn("s", "\x1b]0;pwned\x07title", "\x1b[2Jcleared?")
+    screen = Screen(store, [])
+    output = screen.type("/show")
+    assert "\x1b" not in output
+    assert "\\x1b]0;pwned" in output
