@@ -16,15 +16,6 @@ from zerda_cli.params import HomeOpt, complete_session, open_store
 if TYPE_CHECKING:
     from zerda_cli.config import ChatConfig
 
-EPILOG = (
-    "Backends: manual (you type the reply; the default), command (--command 'PROGRAM ARGS': "
-    'the context goes to its stdin as JSON {"messages": [...]} or, with --command-format '
-    "text, as 'role: content' lines; its stdout is the reply), openai (--base-url, --model; "
-    "the key comes from ZERDA_API_KEY or OPENAI_API_KEY). Defaults come from the [chat] "
-    "table of config.toml in the config dir and from ZERDA_* variables; flags win. "
-    "With stdin not a terminal, each line is one message and each reply goes to stdout."
-)
-
 
 def new_session_id() -> str:
     """A fresh, sortable session id: `chat-YYYYMMDD-HHMMSS-xxxx`."""
@@ -56,7 +47,7 @@ def chat(
     session: Annotated[
         str | None,
         typer.Argument(
-            metavar="[SESSION]",
+            metavar="SESSION",
             help="Session to chat in (a new id is made and printed when omitted).",
             autocompletion=complete_session,
             show_default=False,
@@ -67,7 +58,9 @@ def chat(
     ] = False,
     backend: Annotated[
         str | None,
-        typer.Option("--backend", "-b", help="Who answers: manual, command or openai."),
+        typer.Option(
+            "--backend", "-b", metavar="manual|command|openai", help="Who answers (manual)."
+        ),
     ] = None,
     command: Annotated[
         str | None,
@@ -75,7 +68,9 @@ def chat(
     ] = None,
     command_format: Annotated[
         str | None,
-        typer.Option("--command-format", help="Context on the program's stdin: json or text."),
+        typer.Option(
+            "--command-format", metavar="json|text", help="Context on the program's stdin (json)."
+        ),
     ] = None,
     base_url: Annotated[
         str | None,
@@ -89,6 +84,7 @@ def chat(
         str | None,
         typer.Option(
             "--memory",
+            metavar="KIND[:N]",
             help="History in the context: buffer, window:K, token:N or summary:N (window:10).",
         ),
     ] = None,
@@ -104,7 +100,10 @@ def chat(
     ] = False,
     home: HomeOpt = None,
 ) -> None:
-    """Chat in a session; every complete turn is recorded as it happens."""
+    """Chat in a session; every complete turn is recorded as it happens.
+
+    Piped stdin: one message a line, replies on stdout (needs a command or openai backend).
+    """
     from zerda_cli.config import load_config
 
     flags = {
