@@ -126,3 +126,28 @@ def test_failed_write_leaves_memory_unchanged(store: SessionStore) -> None:
     with pytest.raises(UnsafePathError):
         mem.save_context({"input": "q"}, {"output": "a"})
     assert mem.get_messages() == []
+
+
+def test_threads_sharing_a_bound_memory_lose_nothing(store: SessionStore) -> None:
+    import threading
+
+    mem = ConversationBufferMemory(store=store, session_id="threads")
+    threads, per_thread = 8, 125
+
+    def work(t: int) -> None:
+        for i in range(per_thread):
+            mem.save_context({"input": f"{t}:{i}"}, {"output": f"{t}:{i}"})
+
+    workers = [threading.Thread(target=work, args=(t,)) for t in range(threads)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    messages = store.get_memory("threads").messages
+    assert len(messages) == 2 * threads * per_thread
+    pairs = list(zip(messages[::2], messages[1::2], strict=True))
+    assert all(u.role == "user" and a.role == "assistant" for u, a in pairs)
+    assert all(u.content == a.content for u, a in pairs)
+    assert [u.content for u, _ in pairs] == [t["input"] for t in mem.get_messages()]
+    restored = ConversationBufferMemory(store=store, session_id="threads").get_messages()
+    assert [t["input"] for t in restored] == [t["input"] for t in mem.get_messages()]
