@@ -35,14 +35,17 @@ TOKEN_BUDGET = 160
 SEARCH = "recursion"
 
 
-def step(title: str) -> None:
-    """Announce the next thing the demo does, as the command that would do it."""
+def step(command: str, purpose: str) -> None:
+    """Announce the next view: the command that shows it, and what it is."""
     if render.on_terminal():
         from zerda_cli.richview import make_console
 
-        make_console().rule(title, align="left", style="dim")
+        console = make_console()
+        console.print()
+        console.rule(f"$ {command}", align="left", style="dim")
+        console.print(purpose, style="italic")
     else:
-        sys.stdout.write(f"\n==> {title}\n\n")
+        sys.stdout.write(f"\n==> {command}\n{purpose}\n\n")
     sys.stdout.flush()
 
 
@@ -68,17 +71,24 @@ def show_views(store: SessionStore, sid: str, home_flag: str) -> None:
     """Each `zerda` view of the session, under the command that shows it."""
     from zerda_cli.contexts import load_memory
 
-    step(f"zerda show {sid}{home_flag}")
+    step(f"zerda show {sid}{home_flag}", "The transcript, with times and exact token counts.")
     render.transcript(store.get_session(sid), store.get_memory(sid), None, page=False)
-    step(f"zerda stats {sid}{home_flag}")
+    step(f"zerda stats {sid}{home_flag}", "What the session holds, in numbers.")
     render.stats(store.session_stats(sid), as_json=False)
-    step(f"zerda window {sid} -k 2{home_flag}")
+    step(
+        f"zerda window {sid} -k 2{home_flag}",
+        "The last 2 turns: what ConversationBufferWindowMemory(k=2) loads.",
+    )
     window = load_memory(store, sid, "window", k=2, max_tokens=0)
     render.memory_view(f"Session {sid}: window, k=2", window, None)
-    step(f"zerda context {sid} --memory token --max-tokens {TOKEN_BUDGET}{home_flag}")
+    step(
+        f"zerda context {sid} --memory token --max-tokens {TOKEN_BUDGET}{home_flag}",
+        f"The newest turns within {TOKEN_BUDGET} tokens: "
+        "what ConversationTokenBufferMemory hands a model.",
+    )
     budget = load_memory(store, sid, "token", k=0, max_tokens=TOKEN_BUDGET)
     render.memory_view(f"Session {sid}: context from the token memory", budget, None)
-    step(f"zerda search {SEARCH}{home_flag}")
+    step(f"zerda search {SEARCH}{home_flag}", f"Every message mentioning {SEARCH!r}, any case.")
     render.search(list(store.search(SEARCH)), SEARCH, as_json=False)
 
 
@@ -89,6 +99,7 @@ def demonstrate(home: Path, kept: bool) -> None:
     home_flag = f" --home {home}" if kept else ""
     sys.stdout.write(f"zerda demo: recording {len(CONVERSATION)} turns as session {sid!r}\n")
     sys.stdout.write(f"home: {home}{'' if kept else ' (temporary, removed at the end)'}\n")
+    sys.stdout.write("through ConversationBufferMemory(store=SessionStore(home), session_id=...)\n")
     record(store, sid)
     show_views(store, sid, home_flag)
     if kept:
