@@ -48,7 +48,7 @@ def _run(argv: list[str] | None) -> Any:
     coercion.install(command)
     if os.environ.get(COMPLETE_VAR):
         # Typer registers its bash/zsh/fish scripts only for its own --install-completion.
-        from typer.completion import completion_init
+        from typer._completion_classes import completion_init
 
         completion_init()
     return command.main(args=argv, prog_name="zerda", standalone_mode=False)
