@@ -134,7 +134,7 @@ def test_ctrl_c_during_a_slow_reply_records_nothing_and_the_repl_goes_on(
 def test_openai_streams_in_the_repl_and_a_server_error_keeps_it_alive(
     env: dict[str, str],
 ) -> None:
-    with chat_server() as server:
+    with chat_server(pause=30) as server:
         failing = spawn(env, "s3", "--backend", "openai", "--base-url", server.url("status-500"))
         failing.send("hello\r")
         failing.expect_exact("HTTP 500 from 127.0.0.1")
@@ -142,6 +142,15 @@ def test_openai_streams_in_the_repl_and_a_server_error_keeps_it_alive(
         failing.expect_exact(PROMPT)
         failing.send("/exit\r")
         failing.expect(pexpect.EOF)
+        assert not SessionStore(env["ZERDA_HOME"]).exists("s3")
+
+        slow = spawn(env, "s3", "--backend", "openai", "--base-url", server.url("slow"))
+        slow.send("cut me off\r")
+        slow.expect_exact("ech")  # the first piece; the second would come after 30 s
+        slow.sendintr()
+        slow.expect_exact("cancelled: nothing recorded")
+        slow.expect_exact(PROMPT)
+        leave(slow)
         assert not SessionStore(env["ZERDA_HOME"]).exists("s3")
 
         child = spawn(env, "s3", "--backend", "openai", "--base-url", server.url("stream"))

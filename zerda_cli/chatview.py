@@ -9,10 +9,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from rich.console import Console, Group
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.live import Live
 from rich.markdown import Markdown
 from rich.padding import Padding
+from rich.segment import Segment
 from rich.spinner import Spinner
 from rich.table import Table
 from rich.text import Text
@@ -61,7 +62,7 @@ class ChatView:
             self.console.print(Text(USER_LABEL + " ", style=ROLE_STYLES["user"]) + safe_text(user))
         if assistant is not None:
             self.console.print(Text(ASSISTANT_LABEL, style=ROLE_STYLES["assistant"]))
-            self.console.print(Padding(Markdown(neutralize(assistant)), (0, 0, 1, 2)))
+            self.console.print(_reply(assistant))
 
     def turns(self, turns: Iterable[dict[str, Any]], earlier: int = 0) -> None:
         """Stored turns, oldest first, after a note of how many came before them."""
@@ -73,21 +74,19 @@ class ChatView:
     def stream(self, pieces: Iterator[str], waiting: str) -> str:
         """Show the reply as Markdown while it arrives; return all of it.
 
-        The live area is transient: once the reply ends (or is cut short) it is
-        printed once more in full, so long replies end up whole in the scrollback.
+        The live area shows the reply's last screenful and is erased at the end;
+        the whole reply is then printed once, so it lands complete in the scrollback.
         """
         self.console.print(Text(ASSISTANT_LABEL, style=ROLE_STYLES["assistant"]))
-        text = ""
-        spinner = Padding(Spinner("dots", Text(waiting, style="dim")), (0, 0, 0, 2))
+        tail = _Tail(Spinner("dots", Text(waiting, style="dim")))
         try:
-            with Live(spinner, console=self.console, refresh_per_second=12, transient=True) as live:
+            with Live(tail, console=self.console, refresh_per_second=12, transient=True):
                 for piece in pieces:
-                    text += piece
-                    live.update(Padding(Markdown(neutralize(text)), (0, 0, 0, 2)))
+                    tail.text += piece
         finally:
-            if text:
-                self.console.print(Padding(Markdown(neutralize(text)), (0, 0, 1, 2)))
-        return text
+            if tail.text:
+                self.console.print(_reply(tail.text))
+        return tail.text
 
     def context(self, messages: list[dict[str, str]], tokens: int, title: str) -> None:
         """The messages a request carries, with their token total."""
@@ -134,3 +133,34 @@ class ChatView:
         ):
             keys.add_row(key, text)
         self.console.print(Group(table, Text(""), keys))
+
+
+def _reply(text: str) -> Padding:
+    """A reply as indented Markdown, its control characters made inert."""
+    return Padding(Markdown(neutralize(text)), (0, 0, 1, 2))
+
+
+class _Tail:
+    """The bottom screenful of the reply so far (a spinner until it starts).
+
+    A live area taller than the screen cannot be redrawn in place; this one never is.
+    Markdown is parsed when the area is drawn (a few times a second), not per piece.
+    """
+
+    def __init__(self, waiting: RenderableType) -> None:
+        self.waiting = waiting
+        self.text = ""
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        if not self.text:
+            yield Padding(self.waiting, (0, 0, 0, 2))
+            return
+        lines = console.render_lines(_reply(self.text), options, pad=False)
+        room = max(2, options.size.height - 4)
+        if len(lines) > room:
+            hidden = len(lines) - room + 1
+            yield Text(f"  … {hidden} more lines above", style="dim")
+            lines = lines[-(room - 1) :]
+        for line in lines:
+            yield from line
+            yield Segment.line()
