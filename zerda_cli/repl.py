@@ -111,7 +111,12 @@ class Chat:
         self.memory = bind_memory(self.spec, self.store, session_id)
         exists = self.store.exists(session_id)
         self.turn_count = self.store.session_stats(session_id).turn_count if exists else 0
+        self.session_system = self._stored_system() if exists else None
         self._update_tokens()
+
+    def _stored_system(self) -> str | None:
+        metadata = self.store.get_session(self.session_id).metadata
+        return str(metadata[SYSTEM_KEY]) if SYSTEM_KEY in metadata else None
 
     def _update_tokens(self) -> None:
         self.context_tokens = self.tokens(self.context(None))
@@ -122,10 +127,8 @@ class Chat:
 
     def system_prompt(self) -> str | None:
         """The session's own system prompt, else the configured default."""
-        if self.store.exists(self.session_id):
-            metadata = self.store.get_session(self.session_id).metadata
-            if SYSTEM_KEY in metadata:
-                return str(metadata[SYSTEM_KEY])
+        if self.session_system is not None:
+            return self.session_system
         return self.config.system or None
 
     def context(self, user_text: str | None) -> Messages:
@@ -305,6 +308,7 @@ class Chat:
         self.store.create_session(
             self.session_id, user_id=session.user_id if session else None, metadata=metadata
         )
+        self.session_system = metadata.get(SYSTEM_KEY)
         self._update_tokens()
         self.view.note("system prompt removed" if argument == "-" else "system prompt set")
 
