@@ -102,6 +102,7 @@ def test_add_reads_one_side_from_stdin(zerda, store: SessionStore) -> None:
         (("show", "s", "--json", "--jsonl"), "choose one of"),
         (("nonsense",), "No such command"),
         (("search", ""), "the query is empty"),
+        (("search", "x", "--session", "a/b"), "is not a session id"),
     ],
 )
 def test_usage_errors_exit_2_with_one_line(zerda, home: Path, args, needle) -> None:
@@ -240,6 +241,23 @@ def test_corrupt_session_is_one_line_error(zerda, store: SessionStore) -> None:
     assert (
         result.err.startswith("error: ") and "line 2" in result.err and result.err.count("\n") == 1
     )
+
+
+def test_torn_last_line_is_a_one_line_warning(zerda, store: SessionStore) -> None:
+    store.append_turn("s", "a", "b")
+    with (store.sessions_dir / "s.jsonl").open("ab") as f:
+        f.write(b'{"type":"message","ro')
+    result = zerda("show", "s", "--jsonl")
+    assert result.code == 0 and len(result.out.splitlines()) == 2
+    lines = result.err.splitlines()
+    assert lines and all(line.startswith("warning: ") and "torn" in line for line in lines)
+    assert len(set(lines)) == len(lines)
+
+
+def test_export_errors_name_the_path(zerda, chat: str, tmp_path: Path) -> None:
+    missing = zerda("export", chat, "-o", str(tmp_path / "no" / "x.jsonl"))
+    assert missing.err == f"error: no such directory: {tmp_path / 'no'}\n"
+    assert zerda("export", chat, "-o", str(tmp_path)).err == f"error: is a directory: {tmp_path}\n"
 
 
 def test_export_then_import_round_trip(

@@ -15,6 +15,7 @@ from typing import Any, TextIO
 from zerda_cli.sanitize import one_line
 
 COMPLETE_VAR = "_ZERDA_COMPLETE"
+_shown: set[str] = set()
 
 
 def _show_warning(
@@ -25,7 +26,10 @@ def _show_warning(
     file: TextIO | None = None,
     line: str | None = None,
 ) -> None:
-    sys.stderr.write(f"warning: {one_line(str(message))}\n")
+    text = one_line(str(message))
+    if text not in _shown:  # the library may meet the same damage on each pass over a file
+        _shown.add(text)
+        sys.stderr.write(f"warning: {text}\n")
 
 
 def _fail(message: str) -> None:
@@ -62,6 +66,7 @@ def main(argv: list[str] | None = None) -> int:
     from zerda.errors import ZerdaError
 
     warnings.showwarning = _show_warning
+    _shown.clear()
     if isinstance(sys.stdout, io.TextIOWrapper):
         sys.stdout.reconfigure(errors="backslashreplace")
     try:

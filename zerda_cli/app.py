@@ -25,9 +25,9 @@ from zerda_cli.params import (
     MemoryKind,
     Role,
     SessionArg,
+    SessionOpt,
     ShowFormat,
     YesOpt,
-    complete_session,
     confirm,
     open_store,
     parse_meta,
@@ -253,10 +253,7 @@ def import_(
 @app.command()
 def search(
     query: str,
-    session: Annotated[
-        str | None,
-        typer.Option("--session", "-s", help="Only this session.", autocompletion=complete_session),
-    ] = None,
+    session: SessionOpt = None,
     as_json: JsonOpt = False,
     home: HomeOpt = None,
 ) -> None:

@@ -36,6 +36,11 @@ def check_session(value: str) -> str:
     return value
 
 
+def check_optional_session(value: str | None) -> str | None:
+    """`check_session` for an optional --session."""
+    return None if value is None else check_session(value)
+
+
 SessionArg = Annotated[
     str,
     typer.Argument(
@@ -53,6 +58,17 @@ HomeOpt = Annotated[
         metavar="PATH",
         help="Data directory (default: $ZERDA_HOME, else the platform's user data dir).",
         show_default=False,
+    ),
+]
+SessionOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--session",
+        "-s",
+        metavar="SESSION",
+        help="Only this session.",
+        autocompletion=complete_session,
+        callback=check_optional_session,
     ),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
