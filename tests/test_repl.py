@@ -15,7 +15,7 @@ from zerda.store import SessionStore
 from zerda_cli.backends import CommandBackend, ManualBackend
 from zerda_cli.chatview import ChatView
 from zerda_cli.config import ChatConfig
-from zerda_cli.repl import Chat
+from zerda_cli.repl import Chat, history_file
 
 
 class Screen:
@@ -157,3 +157,16 @@ def test_stored_escape_sequences_are_shown_inert(store: SessionStore) -> None:
     output = screen.type("/show")
     assert "\x1b" not in output
     assert "\\x1b]0;pwned" in output
+
+
+def test_input_history_file_is_private_and_never_a_symlink(tmp_path: Path) -> None:
+    state = tmp_path / "state"
+    path = history_file(state)
+    assert oct(path.stat().st_mode & 0o777) == "0o600"
+    assert oct(state.stat().st_mode & 0o777) == "0o700"
+    path.unlink()
+    target = tmp_path / "elsewhere"
+    target.write_text("")
+    path.symlink_to(target)
+    with pytest.raises(OSError):
+        history_file(state)
