@@ -13,6 +13,7 @@ from zerda.records import MESSAGE, SUMMARY, TOKENS, loads, message_from
 from zerda.sessionfile import SessionFile
 
 Record = dict[str, Any]
+Wanted = Callable[[bytes], bool]
 
 
 class RecordReader:
@@ -37,19 +38,29 @@ class RecordReader:
             return None
         return record, message
 
-    def forward(self) -> Iterator[tuple[Record, Message | None]]:
-        """Every record from the start, with its Message for message records."""
-        for number, line in self.file.lines():
-            if not line.strip():
-                continue
-            decoded = self._decode(number, line)
-            if decoded is not None:
-                yield decoded
+    def forward(self, wanted: Wanted | None = None) -> Iterator[tuple[Record, Message | None]]:
+        """Every record from the start, with its Message for message records.
 
-    def backward(self) -> Iterator[tuple[Record, Message | None]]:
-        """Every record from the end (line numbers are worked out only on error)."""
+        `wanted`, given a run of raw lines, returns False when none of them can
+        matter to the caller: such runs are skipped undecoded (and so unchecked).
+        """
+        for first, chunk in self.file.chunks():
+            if wanted is not None and not wanted(chunk):
+                continue
+            for number, line in enumerate(chunk.split(b"\n")[:-1], start=first):
+                if not line.strip():
+                    continue
+                decoded = self._decode(number, line)
+                if decoded is not None:
+                    yield decoded
+
+    def backward(self, wanted: Wanted | None = None) -> Iterator[tuple[Record, Message | None]]:
+        """Every record from the end (line numbers are worked out only on error).
+
+        `wanted` as for `forward`, asked about each line.
+        """
         for offset, line in self.file.lines_reversed():
-            if not line.strip():
+            if not line.strip() or (wanted is not None and not wanted(line)):
                 continue
             try:
                 record = loads(line)

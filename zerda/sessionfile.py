@@ -15,6 +15,7 @@ from pathlib import Path
 from zerda.errors import StorageWriteError, UnsafePathError, ZerdaWarning
 
 BLOCK = 1 << 16
+CHUNK = 1 << 20
 FILE_MODE = 0o600
 
 
@@ -206,6 +207,25 @@ class SessionFile:
                     self._warn_torn(number)
                     return
                 yield number, line
+
+    def chunks(self) -> Iterator[tuple[int, bytes]]:
+        """(number of its first line, a run of whole lines) from the start, about 1 MiB each.
+
+        For scans that can rule out a whole run at once; a torn last line is left out
+        with a warning, as `lines` does.
+        """
+        fd = _open(self.path, os.O_RDONLY)
+        with os.fdopen(fd, "rb", buffering=0) as handle:
+            number, carry = 1, b""
+            while block := handle.read(CHUNK):
+                data = carry + block
+                cut = data.rfind(b"\n") + 1
+                carry = data[cut:]
+                if cut:
+                    yield number, data[:cut]
+                    number += data.count(b"\n", 0, cut)
+            if carry:
+                self._warn_torn(number)
 
     def lines_reversed(self) -> Iterator[tuple[int, bytes]]:
         """(offset, line) from the end, reading blocks backwards: cost grows with lines read."""

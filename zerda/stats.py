@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from zerda.messages import Message, format_time
+from zerda.messages import ROLE_ALIASES, ROLES, Message, format_time, parse_time
+from zerda.records import MESSAGE, TOKENS, loads
 
 
 @dataclass(frozen=True)
@@ -45,32 +48,123 @@ class SessionStats:
         return data
 
 
+class _Tally:
+    """The running totals behind a SessionStats; `stamp` is an ISO time with a Z."""
+
+    def __init__(self) -> None:
+        self.count = self.turns = self.chars = self.tokens = 0
+        self.first: str | None = None
+        self.last: str | None = None
+        self.after_user = False
+
+    def add(self, role: str, chars: int, tokens: int, stamp: str | None) -> None:
+        self.count += 1
+        self.tokens += tokens
+        if role == "user":
+            self.turns += 1
+            self.after_user = True
+            self.chars += chars
+        elif role == "assistant":
+            self.turns += 0 if self.after_user else 1
+            self.after_user = False
+            self.chars += chars
+        if stamp is not None:
+            self.first = self.first or stamp
+            self.last = stamp
+
+    def result(self, session_id: str) -> SessionStats:
+        return SessionStats(
+            session_id=session_id,
+            messages=self.count,
+            turn_count=self.turns,
+            total_characters=self.chars,
+            token_count=self.tokens,
+            first_activity=self.first,
+            last_activity=self.last,
+        )
+
+
 def collect_stats(session_id: str, messages: Iterable[Message]) -> SessionStats:
     """Fold messages (oldest first) into a SessionStats."""
-    count = turns = chars = tokens = 0
-    first = last = None
-    after_user = False
-    for message in messages:
-        count += 1
-        tokens += message.token_count or 0
-        if message.role == "user":
-            turns += 1
-            after_user = True
-            chars += len(message.content)
-        elif message.role == "assistant":
-            turns += 0 if after_user else 1
-            after_user = False
-            chars += len(message.content)
-        if message.created_at is not None:
-            stamp = format_time(message.created_at)
-            first = first or stamp
-            last = stamp
-    return SessionStats(
-        session_id=session_id,
-        messages=count,
-        turn_count=turns,
-        total_characters=chars,
-        token_count=tokens,
-        first_activity=first,
-        last_activity=last,
-    )
+    tally = _Tally()
+    for m in messages:
+        stamp = format_time(m.created_at) if m.created_at is not None else None
+        tally.add(m.role, len(m.content), m.token_count or 0, stamp)
+    return tally.result(session_id)
+
+
+# A message line as zerda writes it, up to the start of the content string.
+_MESSAGE_HEAD = re.compile(
+    rb'\{"type":"message","uuid":"([0-9a-f]+)","created_at":"([0-9T:.Z+-]+)",'
+    rb'"role":"([a-z]+)","content":"'
+)
+# What follows the content string; `","token_count":` cannot occur inside it (quotes
+# there are escaped), so its first occurrence ends the content.
+_CONTENT_END = b'","token_count":'
+_MESSAGE_TAIL = re.compile(
+    rb'(null|[0-9]+),"metadata":\{.*\}(?:,"summary_at":(?:null|[0-9]+))?\}\s*', re.DOTALL
+)
+_ROLES = {r.encode(): r for r in ROLES} | {a.encode(): r for a, r in ROLE_ALIASES.items()}
+
+
+def scan_stats(session_id: str, chunks: Iterable[tuple[int, bytes]]) -> SessionStats | None:
+    """collect_stats over raw lines, without building records or Messages.
+
+    Reads message lines in the form zerda writes and decodes only other records;
+    returns None at anything else (or counts it cannot resolve), so the caller
+    falls back to decoding every record, which also reports damage properly.
+    """
+    tally = _Tally()
+    uncounted: list[str] = []
+    counts: dict[str, Any] = {}
+    try:
+        for _, chunk in chunks:
+            for line in chunk.split(b"\n")[:-1]:
+                if not _scan_line(line, tally, uncounted, counts):
+                    return None
+        tally.tokens += sum(counts[uuid] for uuid in uncounted)
+        if tally.first is not None and tally.last is not None:
+            tally.first = format_time(parse_time(tally.first))
+            tally.last = format_time(parse_time(tally.last))
+    except (ValueError, KeyError, TypeError):
+        return None
+    return tally.result(session_id)
+
+
+def _scan_line(line: bytes, tally: _Tally, uncounted: list[str], counts: dict[str, Any]) -> bool:
+    """Add one raw line to `tally`; False when it must be decoded the slow way."""
+    head = _MESSAGE_HEAD.match(line)
+    if head is None:
+        return not line.strip() or _other_record(line, counts)
+    start = head.end()
+    end = line.find(_CONTENT_END, start)
+    tail = _MESSAGE_TAIL.fullmatch(line, end + len(_CONTENT_END)) if end > 0 else None
+    role = _ROLES.get(head[3])
+    if tail is None or role is None:
+        return False
+    count = tail[1]
+    if count == b"null":
+        uncounted.append(head[1].decode())
+    tokens = 0 if count == b"null" else int(count)
+    tally.add(role, _json_length(line[start:end]), tokens, head[2].decode())
+    return True
+
+
+def _other_record(line: bytes, counts: dict[str, Any]) -> bool:
+    """Decode a non-message line; keep token counts. False when it is not a record."""
+    record = loads(line)
+    if record["type"] == MESSAGE:
+        return False
+    if record["type"] == TOKENS:
+        counts.update(record.get("counts") or {})
+    return True
+
+
+def _json_length(raw: bytes) -> int:
+    """The length of the string whose JSON-escaped UTF-8 form (without quotes) is `raw`."""
+    if b"\\" not in raw:
+        return len(raw.decode())
+    if b"\\u" in raw:
+        return len(json.loads(b'"' + raw + b'"'))
+    # Each escape shortens the text by one: `\\\\` uses two backslashes, the rest one.
+    return len(raw.decode()) - raw.count(b"\\") + raw.count(b"\\\\")
