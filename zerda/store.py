@@ -184,14 +184,19 @@ class SessionStore:
         return self.add_memory(session_id, Memory(messages=[message]))[0]
 
     def append_turn(
-        self, session_id: str, user: str, assistant: str, metadata: dict[str, Any] | None = None
+        self,
+        session_id: str,
+        user: str,
+        assistant: str,
+        metadata: dict[str, Any] | None = None,
+        summary: str | None = None,
     ) -> tuple[Message, Message]:
-        """Append a user message and its reply in one write: never half a turn."""
+        """Append a user message and its reply (and a new summary) in one write."""
         pair = [
             Message("user", user, dict(metadata or {})),
             Message("assistant", assistant, dict(metadata or {})),
         ]
-        first, second = self.add_memory(session_id, Memory(messages=pair))
+        first, second = self.add_memory(session_id, Memory(messages=pair, summary=summary))
         return first, second
 
     def set_summary(self, session_id: str, summary: str) -> None:

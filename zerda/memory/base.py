@@ -64,8 +64,18 @@ class BaseMemory:
             self.chat_memory.extend(turns_from_messages(store.iter_messages(session_id)))
         self._trim()
 
-    def _trim(self) -> None:
-        """Drop what the memory no longer holds after a save (no-op: keep all)."""
+    def _trim(self) -> list[Turn]:
+        """Drop and return what the memory no longer holds after a save (base: keeps all)."""
+        return []
+
+    def _absorb(self, turn: Turn, dropped: list[Turn]) -> str | None:
+        """Fold a save into derived state; return a new summary to store with the turn."""
+        return None
+
+    def _forget_save(self, dropped: list[Turn], state: Any) -> None:
+        """Undo the last save in memory, after its write to the store failed."""
+        self.chat_memory[:] = dropped + self.chat_memory
+        self.chat_memory.pop()
 
     # -- the documented API ---------------------------------------------------
 
@@ -77,12 +87,26 @@ class BaseMemory:
             "timestamp": time.time(),
         }
         with self._lock:
-            if self.store is not None and self.session_id is not None:
-                self.store.append_turn(
-                    self.session_id, turn_text(turn["input"]), turn_text(turn["output"])
-                )
+            state = self._derived_state()
             self.chat_memory.append(turn)
-            self._trim()
+            dropped = self._trim()
+            summary = self._absorb(turn, dropped)
+            if self.store is None or self.session_id is None:
+                return
+            try:
+                self.store.append_turn(
+                    self.session_id,
+                    turn_text(turn["input"]),
+                    turn_text(turn["output"]),
+                    summary=summary,
+                )
+            except BaseException:
+                self._forget_save(dropped, state)
+                raise
+
+    def _derived_state(self) -> Any:
+        """What `_absorb` may change, kept to undo a save whose write failed."""
+        return None
 
     def load_memory_variables(self, inputs: dict[str, Any]) -> dict[str, Any]:
         """`{memory_key: text}` (or the list itself with `return_messages`); `inputs` is unused."""

@@ -19,12 +19,19 @@ class _SummaryMixin(BaseMemory):
         self.summarizer = summarizer or ExtractiveSummarizer()
         self.summary = ""
 
-    def _fold(self, turns: list[Turn]) -> None:
+    def _fold(self, turns: list[Turn]) -> str | None:
+        """Fold `turns` into the summary; the new summary, or None when nothing changed."""
         if not turns:
-            return
+            return None
         self.summary = self.summarizer(self.summary, turns)
-        if self.store is not None and self.session_id is not None:
-            self.store.set_summary(self.session_id, self.summary)
+        return self.summary
+
+    def _derived_state(self) -> Any:
+        return self.summary
+
+    def _forget_save(self, dropped: list[Turn], state: Any) -> None:
+        super()._forget_save(dropped, state)
+        self.summary = state
 
     def _summary_line(self) -> str:
         return f"summary: {self.summary}" if self.summary else ""
@@ -74,11 +81,8 @@ class ConversationSummaryMemory(_SummaryMixin):
         if store.exists(session_id):
             self.summary = store.get_summary(session_id) or ""
 
-    def save_context(self, inputs: dict[str, Any], outputs: dict[str, Any]) -> None:
-        """Record the turn and fold it into the summary."""
-        with self._lock:
-            super().save_context(inputs, outputs)
-            self._fold(self.chat_memory[-1:])
+    def _absorb(self, turn: Turn, dropped: list[Turn]) -> str | None:
+        return self._fold([turn])
 
     def load_memory_variables(self, inputs: dict[str, Any]) -> dict[str, Any]:
         """Text: the summary alone; `return_messages`: the turns plus key `summary`."""
@@ -116,5 +120,5 @@ class ConversationSummaryBufferMemory(_SummaryMixin, ConversationTokenBufferMemo
         if store.exists(session_id):
             self.summary = store.get_summary(session_id) or ""
 
-    def _trim(self) -> None:
-        self._fold(self._drop_over_budget())
+    def _absorb(self, turn: Turn, dropped: list[Turn]) -> str | None:
+        return self._fold(dropped)

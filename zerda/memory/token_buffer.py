@@ -43,8 +43,8 @@ class ConversationTokenBufferMemory(BaseMemory):
         self.chat_memory.extend(turns_from_messages(reversed(kept)))
         self._drop_over_budget()
 
-    def _trim(self) -> None:
-        self._drop_over_budget()
+    def _trim(self) -> list[Turn]:
+        return self._drop_over_budget()
 
     def _sync_counts(self) -> list[int]:
         """Tokens of each held turn, counting only turns added since the last call.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from zerda.memory.base import BaseMemory
+from zerda.memory.base import BaseMemory, Turn
 from zerda.memory.turns import last_turns
 
 
@@ -23,7 +23,8 @@ class ConversationBufferWindowMemory(BaseMemory):
         if store.exists(session_id):
             self.chat_memory.extend(last_turns(store.iter_messages_reversed(session_id), self.k))
 
-    def _trim(self) -> None:
-        excess = len(self.chat_memory) - self.k
-        if excess > 0:
-            del self.chat_memory[:excess]
+    def _trim(self) -> list[Turn]:
+        excess = max(0, len(self.chat_memory) - self.k)
+        dropped = self.chat_memory[:excess]
+        del self.chat_memory[:excess]
+        return dropped
