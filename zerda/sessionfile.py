@@ -201,10 +201,9 @@ class SessionFile:
         """(line number, line) from the start; a torn last line is skipped with a warning."""
         fd = _open(self.path, os.O_RDONLY)
         with os.fdopen(fd, "rb", buffering=BLOCK) as handle:
-            number = 0
             for number, line in enumerate(handle, start=1):
                 if not line.endswith(b"\n"):
-                    self._warn_torn(number)
+                    self._warn_torn()
                     return
                 yield number, line
 
@@ -225,7 +224,7 @@ class SessionFile:
                     yield number, data[:cut]
                     number += data.count(b"\n", 0, cut)
             if carry:
-                self._warn_torn(number)
+                self._warn_torn()
 
     def lines_reversed(self) -> Iterator[tuple[int, bytes]]:
         """(offset, line) from the end, reading blocks backwards: cost grows with lines read."""
@@ -250,7 +249,7 @@ class SessionFile:
                 in_tail = False
                 data, sep, torn = data.rpartition(b"\n")
                 if torn:
-                    self._warn_torn(None)
+                    self._warn_torn()
                 if not sep:
                     continue
                 data += b"\n"
@@ -269,10 +268,10 @@ class SessionFile:
         with os.fdopen(fd, "rb") as handle:
             return handle.read(offset).count(b"\n") + 1
 
-    def _warn_torn(self, number: int | None) -> None:
-        where = f"line {number}" if number else "the last line"
+    def _warn_torn(self) -> None:
+        # One wording whichever way the file was read, so a reader sees it once.
         warnings.warn(
-            f"{self.path}: {where} is torn (an unfinished write); skipped, "
+            f"{self.path}: the last line is torn (an unfinished write); skipped, "
             "the next write repairs it",
             ZerdaWarning,
             stacklevel=4,
