@@ -7,6 +7,7 @@ from typing import Any
 
 from zerda.errors import InvalidMessageError
 from zerda.messages import Message, Session, format_time, parse_time, utc_now
+from zerda.tally import TALLY, Tally
 
 FORMAT_VERSION = 1
 HEADER = "session"
@@ -69,20 +70,35 @@ def _check_header(record: dict[str, Any]) -> None:
         raise ValueError("bad session record: field 'created_at'") from None
 
 
-def render(records: list[dict[str, Any]], offset: int, summary_at: int | bool | None) -> bytes:
+def render(
+    records: list[dict[str, Any]],
+    offset: int,
+    summary_at: int | bool | None,
+    tally: Tally | None,
+) -> bytes:
     """Encode one write's records, starting at byte `offset` of the file.
 
     `summary_at` is where the file's latest summary record starts, None when it has
-    none, False when unknown (a file written before summary pointers). The last record
-    gets the pointer, updated for any summary among `records`.
+    none, False when unknown (a file written before summary pointers); `tally` the
+    file's running totals so far, None when unknown. The last record gets both,
+    updated for what `records` add.
     """
     lines: list[bytes] = []
     for record in records:
         if record["type"] == SUMMARY:
             summary_at = offset + sum(len(line) for line in lines)
+        if tally is not None:
+            tally.add_record(record)
         lines.append(dumps(record))
-    if lines and summary_at is not False and records[-1]["type"] != SUMMARY:
-        lines[-1] = dumps({**records[-1], SUMMARY_AT: summary_at})
+    if not lines:
+        return b""
+    extra: dict[str, Any] = {}
+    if summary_at is not False and records[-1]["type"] != SUMMARY:
+        extra[SUMMARY_AT] = summary_at
+    if tally is not None:
+        extra[TALLY] = tally.to_dict()
+    if extra:
+        lines[-1] = dumps({**records[-1], **extra})
     return b"".join(lines)
 
 

@@ -10,6 +10,7 @@ from typing import Any
 
 from zerda.messages import ROLE_ALIASES, ROLES, Message, format_time, parse_time
 from zerda.records import MESSAGE, TOKENS, loads
+from zerda.tally import Tally
 
 
 @dataclass(frozen=True)
@@ -48,49 +49,26 @@ class SessionStats:
         return data
 
 
-class _Tally:
-    """The running totals behind a SessionStats; `stamp` is an ISO time with a Z."""
-
-    def __init__(self) -> None:
-        self.count = self.turns = self.chars = self.tokens = 0
-        self.first: str | None = None
-        self.last: str | None = None
-        self.after_user = False
-
-    def add(self, role: str, chars: int, tokens: int, stamp: str | None) -> None:
-        self.count += 1
-        self.tokens += tokens
-        if role == "user":
-            self.turns += 1
-            self.after_user = True
-            self.chars += chars
-        elif role == "assistant":
-            self.turns += 0 if self.after_user else 1
-            self.after_user = False
-            self.chars += chars
-        if stamp is not None:
-            self.first = self.first or stamp
-            self.last = stamp
-
-    def result(self, session_id: str) -> SessionStats:
-        return SessionStats(
-            session_id=session_id,
-            messages=self.count,
-            turn_count=self.turns,
-            total_characters=self.chars,
-            token_count=self.tokens,
-            first_activity=self.first,
-            last_activity=self.last,
-        )
+def stats_from_tally(session_id: str, tally: Tally) -> SessionStats:
+    """The SessionStats of a session whose running totals are `tally`."""
+    return SessionStats(
+        session_id=session_id,
+        messages=tally.messages,
+        turn_count=tally.turns,
+        total_characters=tally.chars,
+        token_count=tally.tokens,
+        first_activity=tally.first,
+        last_activity=tally.last,
+    )
 
 
 def collect_stats(session_id: str, messages: Iterable[Message]) -> SessionStats:
     """Fold messages (oldest first) into a SessionStats."""
-    tally = _Tally()
+    tally = Tally()
     for m in messages:
         stamp = format_time(m.created_at) if m.created_at is not None else None
         tally.add(m.role, len(m.content), m.token_count or 0, stamp)
-    return tally.result(session_id)
+    return stats_from_tally(session_id, tally)
 
 
 # A message line as zerda writes it, up to the start of the content string.
@@ -114,7 +92,7 @@ def scan_stats(session_id: str, chunks: Iterable[tuple[int, bytes]]) -> SessionS
     returns None at anything else (or counts it cannot resolve), so the caller
     falls back to decoding every record, which also reports damage properly.
     """
-    tally = _Tally()
+    tally = Tally()
     uncounted: list[str] = []
     counts: dict[str, Any] = {}
     try:
@@ -128,10 +106,10 @@ def scan_stats(session_id: str, chunks: Iterable[tuple[int, bytes]]) -> SessionS
             tally.last = format_time(parse_time(tally.last))
     except (ValueError, KeyError, TypeError):
         return None
-    return tally.result(session_id)
+    return stats_from_tally(session_id, tally)
 
 
-def _scan_line(line: bytes, tally: _Tally, uncounted: list[str], counts: dict[str, Any]) -> bool:
+def _scan_line(line: bytes, tally: Tally, uncounted: list[str], counts: dict[str, Any]) -> bool:
     """Add one raw line to `tally`; False when it must be decoded the slow way."""
     head = _MESSAGE_HEAD.match(line)
     if head is None:

@@ -11,7 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from zerda.errors import NotFoundError, StoreError, UnsafePathError
+from zerda.errors import NotFoundError, SessionChangedError, StoreError, UnsafePathError
 from zerda.messages import Memory, Message, Session, utc_now
 from zerda.paths import SESSION_ID, SUFFIX, default_home, private_dir, validate_session_id
 from zerda.reader import RecordReader, with_token_counts
@@ -30,8 +30,9 @@ from zerda.records import (
     summary_record,
 )
 from zerda.sessionfile import SessionFile
-from zerda.stats import SessionStats, collect_stats, scan_stats
-from zerda.tokens import DEFAULT_ENCODING, get_counter
+from zerda.stats import SessionStats, collect_stats, scan_stats, stats_from_tally
+from zerda.tally import Tally
+from zerda.tokens import DEFAULT_ENCODING, count_tokens, get_counter
 
 
 class SessionStore:
@@ -95,10 +96,12 @@ class SessionStore:
 
         def render_after(size: int, last_line: bytes | None) -> bytes:
             if last_line is None:
-                return render([header, *records], 0, None)
+                return render([header, *records], 0, None, Tally())
             last = _decoded(last_line)
-            pointer = False if last is None else summary_pointer(last, size - len(last_line))
-            return render(records, size, pointer)
+            if last is None:
+                return render(records, size, False, None)
+            pointer = summary_pointer(last, size - len(last_line))
+            return render(records, size, pointer, Tally.from_record(last))
 
         with file.locked():
             file.append(render_after)
@@ -206,18 +209,45 @@ class SessionStore:
     # -- reading messages ----------------------------------------------------------
 
     def _fill_counts(self, session_id: str, messages: list[Message]) -> list[Message]:
-        """Count messages stored without a count, and record the counts for next time."""
+        """Count messages stored without a count, and record the counts for next time.
+
+        Under the lock, only counts no `tokens` record holds yet are written, so
+        readers racing to fill the same messages never count them twice.
+        """
         if not messages:
             return messages
-        counter = get_counter(self.encoding)
-        counted = [replace(m, token_count=counter.count(m.content)) for m in messages]
-        record = {"type": TOKENS, "counts": {m.uuid: m.token_count for m in counted}}
         file = self._file(session_id)
         # A read-only store still answers; the counts are then recomputed next time.
         with suppress(OSError, StoreError), file.locked():
             if file.exists():  # never resurrect a session deleted while we read it
-                self._append(session_id, [record])
-        return counted
+                pending = self._pending(session_id)
+                todo = messages if pending is None else pending
+                counts = {m.uuid: count_tokens(m.content, self.encoding) for m in todo}
+                if counts:
+                    self._append(session_id, [{"type": TOKENS, "counts": counts}])
+        return [replace(m, token_count=count_tokens(m.content, self.encoding)) for m in messages]
+
+    def _pending(self, session_id: str) -> list[Message] | None:
+        """The messages still waiting for a count, per the file's tally (None: no tally).
+
+        They are the newest uncounted messages, so this reads back only until all are found.
+        """
+        tally = self._last_tally(session_id)
+        if tally is None:
+            return None
+        found: list[Message] = []
+        for message in self.iter_messages_reversed(session_id):
+            if len(found) >= tally.pending:
+                break
+            if message.token_count is None:
+                found.append(message)
+        return found
+
+    def _last_tally(self, session_id: str) -> Tally | None:
+        """The running totals on the file's last record, or None."""
+        for record, _ in self._reader(self._existing(session_id)).backward():
+            return Tally.from_record(record)
+        return None
 
     def iter_messages(self, session_id: str) -> Iterator[Message]:
         """Every message, oldest first, streamed."""
@@ -273,11 +303,22 @@ class SessionStore:
         return None
 
     def session_stats(self, session_id: str) -> SessionStats:
-        """Counts, tokens, characters, activity and file size, in one pass."""
+        """Counts, tokens, characters, activity and file size.
+
+        Read from the running totals on the last record (one line), counting any
+        messages stored without a count first; files without totals are scanned.
+        """
         file = self._existing(session_id)
-        stats = scan_stats(session_id, file.chunks()) or collect_stats(
-            session_id, self.iter_messages(session_id)
-        )
+        tally = self._last_tally(session_id)
+        if tally is not None and tally.pending:
+            self._fill_counts(session_id, self._pending(session_id) or [])
+            tally = self._last_tally(session_id)
+        if tally is not None and not tally.pending:
+            stats = stats_from_tally(session_id, tally)
+        else:
+            stats = scan_stats(session_id, file.chunks()) or collect_stats(
+                session_id, self.iter_messages(session_id)
+            )
         return replace(stats, file_size=file.size(), encoding=self.encoding)
 
     def search(self, query: str, session_id: str | None = None) -> Iterator[tuple[str, Message]]:
@@ -295,12 +336,17 @@ class SessionStore:
     # -- rewriting -----------------------------------------------------------------
 
     def _rewrite(
-        self, session_id: str, keep: Callable[[list[Message]], int], keep_summary: bool
+        self,
+        session_id: str,
+        keep: Callable[[list[Message]], int],
+        keep_summary: bool,
+        added: tuple[Message, ...] = (),
     ) -> list[Message]:
         """Rewrite the file compacted: header with the latest facts, messages, summary.
 
         Keeps the first `keep(messages)` messages, decided under the lock so a
-        concurrent writer's turn is never dropped by mistake; returns those removed.
+        concurrent writer's turn is never dropped by mistake, then `added`; returns
+        the messages removed. `keep` may raise to leave the file as it is.
         """
         file = self._existing(session_id)
         with file.locked():
@@ -309,10 +355,10 @@ class SessionStore:
             summary = self.get_summary(session_id) if keep_summary else None
             kept = messages[: keep(messages)]
             records = [header_record(session, self.encoding)]
-            records += [{"type": MESSAGE, **m.to_dict()} for m in kept]
+            records += [{"type": MESSAGE, **m.to_dict()} for m in [*kept, *added]]
             if summary is not None:
                 records.append(summary_record(summary))
-            file.rewrite(render(records, 0, None))
+            file.rewrite(render(records, 0, None, Tally()))
         return messages[len(kept) :]
 
     def clear(self, session_id: str) -> None:
@@ -329,6 +375,31 @@ class SessionStore:
         The summary stays. A session with no user message keeps all its messages.
         """
         return self._rewrite(session_id, keep=_before_last_user, keep_summary=True)
+
+    def replace_last_turn(
+        self, session_id: str, user: str, assistant: str, *, replaces: str | None = None
+    ) -> tuple[Message, Message]:
+        """Swap the last turn (the last user message and all after it) for a new one.
+
+        One rewrite under the lock (temp file, fsync, rename): a crash leaves the old
+        turn or the new one, never neither. The summary stays. `replaces`, when given,
+        is the uuid of the user message expected last; if the session has moved on,
+        `SessionChangedError` is raised and nothing is written. A session with no user
+        message gets the turn appended.
+        """
+        pair = (self._stamp(Message("user", user)), self._stamp(Message("assistant", assistant)))
+
+        def keep(messages: list[Message]) -> int:
+            at = _before_last_user(messages)
+            found = messages[at].uuid if at < len(messages) else None
+            if replaces is not None and found != replaces:
+                raise SessionChangedError(
+                    f"session {session_id} changed since its last turn was read; nothing written"
+                )
+            return at
+
+        self._rewrite(session_id, keep=keep, keep_summary=True, added=pair)
+        return pair
 
 
 def _before_last_user(messages: list[Message]) -> int:

@@ -1,0 +1,77 @@
+"""Running totals of a session, carried on the last record of every write.
+
+With them `session_stats` reads one line instead of the whole file. A file whose
+last record has no tally (written before tallies, or hand-edited) is scanned.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+TALLY = "tally"
+
+
+@dataclass
+class Tally:
+    """Counts over the messages so far; `pending` are those stored without a token count."""
+
+    messages: int = 0
+    turns: int = 0
+    chars: int = 0
+    tokens: int = 0
+    pending: int = 0
+    first: str | None = None
+    last: str | None = None
+    after_user: bool = False
+
+    def add(self, role: str, chars: int, tokens: int | None, stamp: str | None) -> None:
+        """Count one message (oldest first); `stamp` is its ISO-8601 time with a Z."""
+        self.messages += 1
+        if tokens is None:
+            self.pending += 1
+        else:
+            self.tokens += tokens
+        if role == "user":
+            self.turns += 1
+            self.after_user = True
+            self.chars += chars
+        elif role == "assistant":
+            self.turns += 0 if self.after_user else 1
+            self.after_user = False
+            self.chars += chars
+        if stamp is not None:
+            self.first = self.first or stamp
+            self.last = stamp
+
+    def add_counts(self, counts: dict[str, int]) -> None:
+        """Take in a `tokens` record: counts of messages that were pending."""
+        self.tokens += sum(counts.values())
+        self.pending -= len(counts)
+
+    def add_record(self, record: dict[str, Any]) -> None:
+        """Take in any record about to be written."""
+        if record["type"] == "message":
+            content = record["content"]
+            self.add(record["role"], len(content), record["token_count"], record["created_at"])
+        elif record["type"] == "tokens":
+            self.add_counts(record["counts"])
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form stored in the file."""
+        return asdict(self)
+
+    @classmethod
+    def from_record(cls, record: dict[str, Any]) -> Tally | None:
+        """The tally carried by `record`, or None when it has none (or a malformed one)."""
+        data = record.get(TALLY)
+        if not isinstance(data, dict):
+            return None
+        try:
+            tally = cls(**data)
+        except TypeError:
+            return None
+        numbers = (tally.messages, tally.turns, tally.chars, tally.tokens, tally.pending)
+        if not all(type(n) is int and n >= 0 for n in numbers):
+            return None
+        return tally
