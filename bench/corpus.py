@@ -19,6 +19,7 @@ from pathlib import Path
 
 from zerda.messages import Message, Session
 from zerda.records import SUMMARY_AT, header_record, message_record
+from zerda.tally import TALLY, Tally
 
 NEEDLE = "zebrafish"
 NEEDLE_EVERY = 10_000
@@ -175,15 +176,17 @@ def stamp(index: int) -> datetime:
     return START + timedelta(seconds=10 * index)
 
 
-def write_zerda_session(path: Path, count: int) -> int:
+def write_zerda_session(path: Path, count: int, session_id: str) -> int:
     """Write a version-1 zerda session file of `count` messages directly; returns text bytes.
 
     Token counts are the chars/4 estimate (counting a million messages exactly would
-    dominate the set-up; the benchmarks only read the stored numbers).
+    dominate the set-up; the benchmarks only read the stored numbers). The last record
+    carries the summary pointer and running totals, as zerda's own writes do.
     """
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     text_bytes = 0
-    session = Session(id=path.stem, created_at=START)
+    tally = Tally()
+    session = Session(id=session_id, created_at=START)
     with path.open("w", encoding="utf-8") as out:
         out.write(_line(header_record(session, "cl100k_base")))
         for index, (role, content) in enumerate(conversation(count)):
@@ -195,8 +198,10 @@ def write_zerda_session(path: Path, count: int) -> int:
                 token_count=len(content) // 4,
             )
             record = message_record(message)
-            if index == count - 1:  # the last record of a write says where the summary is
+            tally.add_record(record)
+            if index == count - 1:  # the last record of a write: summary pointer, totals
                 record[SUMMARY_AT] = None
+                record[TALLY] = tally.to_dict()
             out.write(_line(record))
             text_bytes += len(content.encode())
     path.chmod(0o600)
