@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import re
 import sys
 from collections.abc import Iterator
@@ -10,12 +11,13 @@ from pathlib import Path
 
 import pytest
 from rich.console import Console
+from test_store_faults import rewrite_killed_at
 
 from zerda.store import SessionStore
 from zerda_cli.backends import CommandBackend, ManualBackend
 from zerda_cli.chatview import ChatView
 from zerda_cli.config import ChatConfig
-from zerda_cli.repl import Chat, history_file
+from zerda_cli.repl import Chat, history_file, reply_writer, turn_writer
 
 
 class Screen:
@@ -110,6 +112,86 @@ def test_retry_replaces_the_last_reply_only_when_the_new_one_is_complete(
     screen.type("/retry")
     assert contents(store) == ["question", "second try"]
     assert screen.chat.turn_count == 1
+
+
+def test_retry_killed_at_any_step_keeps_the_old_turn_or_the_new_one(
+    store: SessionStore,
+) -> None:
+    screen = Screen(store, ["first reply", "old reply", "new reply"])
+    screen.type("first", "question")
+    path = store.sessions_dir / "s.jsonl"
+    original = path.read_bytes()
+    old = contents(store)
+    new = [*old[:-1], "new reply"]
+    outcomes = set()
+    finished = False
+    step = 0
+    while not finished:
+        step += 1
+        path.write_bytes(original)
+        finished = rewrite_killed_at(store, lambda: screen.chat.handle("/retry"), step)
+        now = contents(SessionStore(store.home))
+        assert now in (old, new), f"killed at step {step}"
+        outcomes.add("new" if now == new else "old")
+    assert outcomes == {"old", "new"}
+
+
+def test_undo_with_a_summary_memory_takes_the_turn_out_of_the_summary(
+    store: SessionStore,
+) -> None:
+    screen = Screen(store, ["Alpha reply.", "Beta reply.", "Gamma reply."], memory="summary 1")
+    screen.type("Alpha question.", "Beta question.", "Gamma question.")
+    summary = screen.chat.memory.summary  # type: ignore[attr-defined]
+    assert "Alpha" in summary and "Beta" in summary and "Gamma" not in summary
+
+    screen.type("/undo")
+    context = [m["content"] for m in screen.chat.context(None)]
+    assert "Beta" not in context[0] and context[1:] == ["Beta question.", "Beta reply."]
+    screen.type("/undo")
+    context = [m["content"] for m in screen.chat.context(None)]
+    assert context == ["Alpha question.", "Alpha reply."]
+    assert "Beta" not in (store.get_summary("s") or "")
+    reopened = Screen(store, [], memory="summary 1")
+    assert [m["content"] for m in reopened.chat.context(None)] == context
+
+
+def test_a_summary_memory_over_a_session_without_one_folds_its_older_turns(
+    store: SessionStore,
+) -> None:
+    for n in range(3):
+        store.append_turn("s", f"Question {n}.", f"Answer {n}.")
+    screen = Screen(store, [], memory="summary 1")
+    head, *rest = screen.chat.context(None)
+    assert "Question 0" in head["content"] and "Question 1" in head["content"]
+    assert [m["content"] for m in rest] == ["Question 2.", "Answer 2."]
+
+
+def test_piped_turns_as_json_lines_match_the_stored_messages(store: SessionStore) -> None:
+    screen = Screen(store, ["two\nlines", "one line"])
+    out = io.StringIO()
+    code = screen.chat.run_piped([b"first\n", b"\n", b"second\n"], turn_writer(out, "s"))
+    assert code == 0
+    lines = out.getvalue().splitlines()
+    turns = [json.loads(line) for line in lines]
+    messages = list(store.iter_messages("s"))
+    assert len(lines) == 2
+    for turn, user, assistant in zip(turns, messages[::2], messages[1::2], strict=True):
+        assert turn == {
+            "session": "s",
+            "line": turn["line"],
+            "input": user.content,
+            "output": assistant.content,
+            "user_uuid": user.uuid,
+            "assistant_uuid": assistant.uuid,
+            "created_at": assistant.to_dict()["created_at"],
+            "input_tokens": user.token_count,
+            "output_tokens": assistant.token_count,
+        }
+    assert [t["line"] for t in turns] == [1, 3]
+    assert turns[0]["output"] == "two\nlines" and turns[0]["output_tokens"] > 0
+    plain = io.StringIO()
+    Screen(store, ["again"]).chat.run_piped([b"third\n"], reply_writer(plain))
+    assert plain.getvalue() == "again\n"
 
 
 def test_undo_and_clear(store: SessionStore) -> None:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import os
+import shlex
 import stat
 import subprocess
 import sys
@@ -26,6 +28,10 @@ content = json.load(sys.stdin)["messages"][-1]["content"]
 if content.startswith("slow"):
     print("thinking", flush=True)
     time.sleep(30)
+if content.startswith("lines"):
+    print("first line")
+    print()
+    print("last line")
 print(f"answer to {content}")
 """
 
@@ -185,6 +191,39 @@ def test_piped_stdin_is_one_message_a_line_with_replies_on_stdout(
         ("user", "second"),
         ("assistant", "answer to second\n"),
     ]
+
+
+def test_piped_jsonl_is_one_object_per_recorded_turn(env: dict[str, str], assistant: str) -> None:
+    result = run(env, ["p5", "--command", assistant, "--jsonl"], "lines please\nsecond\n")
+    assert (result.returncode, result.stderr) == (0, "")
+    turns = [json.loads(line) for line in result.stdout.splitlines()]
+    messages = list(SessionStore(env["ZERDA_HOME"]).iter_messages("p5"))
+    assert [(t["input"], t["output"]) for t in turns] == [
+        ("lines please", "first line\n\nlast line\nanswer to lines please\n"),
+        ("second", "answer to second\n"),
+    ]
+    assert [t["user_uuid"] for t in turns] == [m.uuid for m in messages[::2]]
+    assert [t["assistant_uuid"] for t in turns] == [m.uuid for m in messages[1::2]]
+    assert {t["session"] for t in turns} == {"p5"}
+
+
+def test_jsonl_or_a_piped_stdout_on_a_terminal_is_a_one_line_error(env: dict[str, str]) -> None:
+    jsonl = pexpect.spawn(ZERDA, ["chat", "t1", "--jsonl"], env=env, encoding="utf-8")
+    jsonl.expect(pexpect.EOF, timeout=TIMEOUT)
+    jsonl.close()
+    assert jsonl.exitstatus == 2
+    assert jsonl.before.strip() == (
+        "error: --jsonl is for piped stdin (one message a line); stdin is a terminal"
+    )
+    piped = pexpect.spawn(
+        "/bin/sh", ["-c", f"{shlex.quote(ZERDA)} chat t1 | cat"], env=env, encoding="utf-8"
+    )
+    piped.expect(pexpect.EOF, timeout=TIMEOUT)
+    piped.close()
+    assert piped.exitstatus == 0  # the status of `cat`; zerda's went to the error line
+    assert piped.before.strip().startswith("error: stdout is not a terminal")
+    assert piped.before.strip().count("\n") == 0
+    assert not SessionStore(env["ZERDA_HOME"]).exists("t1")
 
 
 def test_piped_stdin_with_the_manual_backend_is_refused(env: dict[str, str]) -> None:

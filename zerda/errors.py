@@ -46,5 +46,9 @@ class StorageWriteError(StoreError):
     """A write failed (disk full, file too large, I/O error); nothing was written."""
 
 
+class SessionChangedError(StoreError):
+    """A session changed between reading it and a rewrite that depended on it; nothing written."""
+
+
 class ZerdaWarning(UserWarning):
     """Something was skipped or repaired (a torn last line, a bad line in lenient mode)."""

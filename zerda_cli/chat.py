@@ -98,6 +98,10 @@ def chat(
     no_input_history: Annotated[
         bool, typer.Option("--no-input-history", help="Keep no input history file this time.")
     ] = False,
+    jsonl: Annotated[
+        bool,
+        typer.Option("--jsonl", help="Piped stdin: each recorded turn as a JSON object a line."),
+    ] = False,
     home: HomeOpt = None,
 ) -> None:
     """Chat in a session; every complete turn is recorded as it happens.
@@ -122,19 +126,38 @@ def chat(
         config = load_config(home, flags)
         session_id = _pick_session(home, session, resume)
         interactive = sys.stdin.isatty()
-        if not interactive and config.backend_name == "manual":
+        if interactive:
+            _check_terminal(jsonl)
+        elif config.backend_name == "manual":
             _fail(
                 "stdin is not a terminal, so nobody can type the replies of the manual backend; "
                 "use --backend command --command CMD or --backend openai",
                 2,
             )
-        _run(config, home, session_id, interactive, named=bool(session or resume))
+        _run(config, home, session_id, interactive, named=bool(session or resume), jsonl=jsonl)
     except ZerdaError as exc:
         _fail(str(exc))
 
 
+def _check_terminal(jsonl: bool) -> None:
+    """The REPL draws on a terminal: refuse a piped stdout, and --jsonl, before drawing."""
+    if jsonl:
+        _fail("--jsonl is for piped stdin (one message a line); stdin is a terminal", 2)
+    if not sys.stdout.isatty():
+        _fail(
+            "stdout is not a terminal, and the chat REPL draws on one; "
+            "to script a chat, pipe its messages into stdin as well",
+            2,
+        )
+
+
 def _run(
-    config: ChatConfig, home: Path | None, session_id: str, interactive: bool, named: bool
+    config: ChatConfig,
+    home: Path | None,
+    session_id: str,
+    interactive: bool,
+    named: bool,
+    jsonl: bool,
 ) -> None:
     """Start the REPL on a terminal, or the line-per-message loop for scripts."""
     from rich.console import Console
@@ -142,7 +165,14 @@ def _run(
     from zerda_cli.backends import BackendError, make_backend
     from zerda_cli.chatview import ChatView
     from zerda_cli.paths import state_dir
-    from zerda_cli.repl import Chat, history_file, run_terminal, stdin_lines
+    from zerda_cli.repl import (
+        Chat,
+        history_file,
+        reply_writer,
+        run_terminal,
+        stdin_lines,
+        turn_writer,
+    )
     from zerda_cli.richview import make_console
 
     store = open_store(home)
@@ -156,7 +186,8 @@ def _run(
             view.note(f"new session {session_id}")
         repl = Chat(store, session_id, config, view, backend)
         try:
-            code = repl.run_piped(stdin_lines(), sys.stdout)
+            emit = turn_writer(sys.stdout, session_id) if jsonl else reply_writer(sys.stdout)
+            code = repl.run_piped(stdin_lines(), emit)
         except KeyboardInterrupt:
             code = 130
         raise typer.Exit(code)

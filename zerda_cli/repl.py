@@ -24,7 +24,8 @@ from zerda.memory import (
     ConversationSummaryBufferMemory,
     ConversationTokenBufferMemory,
 )
-from zerda.memory.turns import last_turns
+from zerda.memory.turns import last_turns, turns_from_messages
+from zerda.messages import Message
 from zerda.paths import private_dir, validate_session_id
 from zerda.store import SessionStore
 from zerda.tokens import count_tokens
@@ -32,11 +33,14 @@ from zerda_cli.backends import Backend, BackendError, ManualBackend, Messages
 from zerda_cli.chatview import ChatView
 from zerda_cli.config import ChatConfig, ConfigError, MemorySpec, parse_memory
 from zerda_cli.inputs import decode
-from zerda_cli.sanitize import neutralize, one_line
+from zerda_cli.sanitize import neutralize, one_line, to_json
 from zerda_cli.slash import COMMANDS, is_command, parse, unescape
 
 SYSTEM_KEY = "system"
 SHOW_DEFAULT = 10
+
+StoredTurn = tuple[Message, Message]
+Emit = Callable[[int, StoredTurn], None]
 
 
 def bind_memory(spec: MemorySpec, store: SessionStore, session_id: str) -> BaseMemory:
@@ -47,8 +51,27 @@ def bind_memory(spec: MemorySpec, store: SessionStore, session_id: str) -> BaseM
     if spec.kind == "token":
         return ConversationTokenBufferMemory(max_token_limit=spec.size, **common)
     if spec.kind == "summary":
-        return ConversationSummaryBufferMemory(max_token_limit=spec.size, **common)
+        return _resummarized(ConversationSummaryBufferMemory(max_token_limit=spec.size, **common))
     return ConversationBufferMemory(**common)
+
+
+def _resummarized(memory: ConversationSummaryBufferMemory) -> ConversationSummaryBufferMemory:
+    """`memory` with a summary of exactly the session's turns it does not hold verbatim.
+
+    The stored summary can lag the file: /undo and /retry rewrite the last turns, and
+    a session written by other memories has none. It is recomputed from the turns
+    (offline and deterministic) and stored only when it differs.
+    """
+    store, session_id = memory.store, memory.session_id
+    if store is None or session_id is None or not store.exists(session_id):
+        return memory
+    turns = turns_from_messages(store.iter_messages(session_id))
+    older = turns[: len(turns) - len(memory.chat_memory)]
+    summary = memory.summarizer("", older) if older else ""
+    if summary != memory.summary:
+        store.set_summary(session_id, summary)
+        memory.summary = summary
+    return memory
 
 
 @contextmanager
@@ -174,17 +197,17 @@ class Chat:
             return None
         return reply
 
-    def record(self, user_text: str, reply: str) -> bool:
-        """Append the turn to the session in one write; False (and a message) if that failed."""
+    def record(self, user_text: str, reply: str) -> StoredTurn | None:
+        """Append the turn to the session in one write; None (and a message) if that failed."""
         try:
             with sigint_deferred():
                 self.memory.save_context({"input": user_text}, {"output": reply})
         except ZerdaError as exc:
             self.view.error(f"turn not recorded: {exc}")
-            return False
+            return None
         self.turn_count += 1
         self._update_tokens()
-        return True
+        return self.memory.last_stored_turn
 
     def send(self, user_text: str) -> None:
         """One turn: ask the backend, record the turn when the reply is complete."""
@@ -327,22 +350,23 @@ class Chat:
 
     def cmd_retry(self, argument: str) -> None:
         """/retry: a new reply to the last message; the old one goes only once it is complete."""
-        exists = self.store.exists(self.session_id)
-        last = last_turns(self.store.iter_messages_reversed(self.session_id), 1) if exists else []
-        if not last or last[0]["input"] is None:
+        last = _last_exchange(self.store, self.session_id)
+        if last is None:
             self.view.note("nothing to retry")
             return
-        user_text = str(last[0]["input"])
-        messages = _without_last_turn(self.context(None), user_text, last[0]["output"])
-        self.view.turn(user_text, None)
-        reply = self.ask([*messages, {"role": "user", "content": user_text}])
+        question, old_reply = last
+        messages = _without_last_turn(self.context(None), question.content, old_reply)
+        self.view.turn(question.content, None)
+        reply = self.ask([*messages, {"role": "user", "content": question.content}])
         if reply is None:
             self.view.note("the previous reply stays")
             return
         with sigint_deferred():
-            self.store.delete_last_turn(self.session_id)
+            # One rewrite: a crash leaves the old turn or the new one, never neither.
+            self.store.replace_last_turn(
+                self.session_id, question.content, reply, replaces=question.uuid
+            )
             self.open(self.session_id)
-        self.record(user_text, reply)
 
     def cmd_clear(self, argument: str) -> None:
         """/clear: remove every turn, after asking."""
@@ -367,8 +391,8 @@ class Chat:
 
     # -- without a terminal --------------------------------------------------------------
 
-    def run_piped(self, lines: Iterable[bytes], out: IO[str]) -> int:
-        """One message per line, each reply to `out`; 1 if any turn failed, else 0."""
+    def run_piped(self, lines: Iterable[bytes], emit: Emit) -> int:
+        """One message per line, each recorded turn to `emit`; 1 if any turn failed, else 0."""
         failures = 0
         for number, raw in enumerate(lines, 1):
             text = decode(raw, f"stdin line {number}").rstrip("\r\n")
@@ -384,13 +408,50 @@ class Chat:
                 self.view.error(f"line {number}: empty reply; nothing recorded")
                 failures += 1
                 continue
-            if not self.record(text, reply):
+            stored = self.record(text, reply)
+            if stored is None:
                 failures += 1
                 continue
-            shown = neutralize(reply) if out.isatty() else reply
-            out.write(shown if shown.endswith("\n") else shown + "\n")
-            out.flush()
+            emit(number, stored)
         return 1 if failures else 0
+
+
+def reply_writer(out: IO[str]) -> Emit:
+    """Piped output for people and simple scripts: each reply, ending in a newline."""
+
+    def emit(number: int, turn: StoredTurn) -> None:
+        reply = turn[1].content
+        shown = neutralize(reply) if out.isatty() else reply
+        out.write(shown if shown.endswith("\n") else shown + "\n")
+        out.flush()
+
+    return emit
+
+
+def turn_writer(out: IO[str], session_id: str) -> Emit:
+    """Piped output with `--jsonl`: each recorded turn as one JSON object a line."""
+
+    def emit(number: int, turn: StoredTurn) -> None:
+        user, assistant = turn
+        out.write(to_json(turn_object(session_id, number, user, assistant), indent=None) + "\n")
+        out.flush()
+
+    return emit
+
+
+def turn_object(session_id: str, line: int, user: Message, assistant: Message) -> dict[str, Any]:
+    """The `--jsonl` shape of one recorded turn (see README, zerda chat, For scripts)."""
+    return {
+        "session": session_id,
+        "line": line,
+        "input": user.content,
+        "output": assistant.content,
+        "user_uuid": user.uuid,
+        "assistant_uuid": assistant.uuid,
+        "created_at": assistant.to_dict()["created_at"],
+        "input_tokens": user.token_count,
+        "output_tokens": assistant.token_count,
+    }
 
 
 def _count(argument: str, default: int) -> int:
@@ -405,6 +466,19 @@ def _count(argument: str, default: int) -> int:
 def _excerpt(text: str, limit: int = 60) -> str:
     flat = one_line(text)
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def _last_exchange(store: SessionStore, session_id: str) -> tuple[Message, str | None] | None:
+    """The session's last user message and the reply after it, read from the end."""
+    if not store.exists(session_id):
+        return None
+    reply = None
+    for message in store.iter_messages_reversed(session_id):
+        if message.role == "user":
+            return message, reply
+        if message.role == "assistant":
+            reply = message.content
+    return None
 
 
 def _without_last_turn(messages: Messages, user_text: str, reply: Any) -> Messages:

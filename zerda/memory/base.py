@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from zerda.tokens import DEFAULT_ENCODING, count_tokens
 
 if TYPE_CHECKING:
+    from zerda.messages import Message
     from zerda.store import SessionStore
 
 Turn = dict[str, Any]
@@ -25,6 +26,8 @@ class BaseMemory:
 
     `chat_memory` holds `{"input", "output", "timestamp"}` dicts, oldest first.
     Every public method takes the instance lock, so threads may share a memory.
+    A bound memory keeps the stored (user, assistant) messages of its latest save
+    in `last_stored_turn` (their uuids, times and token counts).
     """
 
     memory_type = "base"
@@ -50,6 +53,7 @@ class BaseMemory:
         self.store = store
         self.session_id = session_id
         self.chat_memory: list[Turn] = []
+        self.last_stored_turn: tuple[Message, Message] | None = None
         self._lock = threading.RLock()
         if store is not None and session_id is not None:
             self._restore(store, session_id)
@@ -94,7 +98,7 @@ class BaseMemory:
             if self.store is None or self.session_id is None:
                 return
             try:
-                self.store.append_turn(
+                self.last_stored_turn = self.store.append_turn(
                     self.session_id,
                     turn_text(turn["input"]),
                     turn_text(turn["output"]),
