@@ -48,9 +48,9 @@ def _load(encoding: str) -> TokenCounter:
         name = None
     if name is None:
         return TokenCounter(encoding=encoding, exact=False)
-    import tiktoken
+    from zerda.encoder_cache import load_encoding
 
-    return TokenCounter(encoding=encoding, exact=True, _encoder=tiktoken.get_encoding(name))
+    return TokenCounter(encoding=encoding, exact=True, _encoder=load_encoding(name))
 
 
 def get_counter(encoding: str = DEFAULT_ENCODING) -> TokenCounter:
