@@ -55,6 +55,13 @@ def test_each_turn_is_recorded_when_its_reply_is_complete(store: SessionStore) -
     assert "s · 2 turns" in screen.chat.toolbar()
 
 
+def test_a_typed_reply_is_shown_as_markdown_like_any_reply(store: SessionStore) -> None:
+    screen = Screen(store, ["A **bold** claim:\n\n- one\n- two"])
+    output = screen.type("question")
+    assert "assistant ›" in output  # noqa: RUF001
+    assert "A bold claim:" in output and "• one" in output and "**" not in output
+
+
 def test_context_is_system_then_memory_then_the_new_message(store: SessionStore) -> None:
     for n in range(4):
         store.append_turn("s", f"q{n}", f"a{n}")

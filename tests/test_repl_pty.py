@@ -90,6 +90,7 @@ def test_manual_turns_stats_undo_and_the_file_holds_what_was_shown(env: dict[str
     child.send("What is zerda?\r")
     child.expect_exact(REPLY_PROMPT)
     child.send("A **memory**\x1b\rlibrary.\r")  # Esc Enter: a second line in the reply
+    child.expect(r"A (?:\x1b\[[\d;]*m)*memory(?:\x1b\[[\d;]*m)*\s+library\.")  # as Markdown
     child.expect_exact(PROMPT)
     child.send("second question\r")
     child.expect_exact(REPLY_PROMPT)

@@ -61,8 +61,12 @@ class ChatView:
         if user is not None:
             self.console.print(Text(USER_LABEL + " ", style=ROLE_STYLES["user"]) + safe_text(user))
         if assistant is not None:
-            self.console.print(Text(ASSISTANT_LABEL, style=ROLE_STYLES["assistant"]))
-            self.console.print(_reply(assistant))
+            self.reply(assistant)
+
+    def reply(self, text: str) -> None:
+        """A whole reply under the assistant's label, as Markdown."""
+        self.console.print(Text(ASSISTANT_LABEL, style=ROLE_STYLES["assistant"]))
+        self.console.print(_reply(text))
 
     def turns(self, turns: Iterable[dict[str, Any]], earlier: int = 0) -> None:
         """Stored turns, oldest first, after a note of how many came before them."""

@@ -67,6 +67,7 @@ class Prompts:
         )
         self.replies: PromptSession[str] = PromptSession(
             history=InMemoryHistory(),
+            erase_when_done=True,
             **common,  # type: ignore[arg-type]
         )
 

@@ -180,6 +180,9 @@ class Chat:
         try:
             if self.backend.needs_terminal:
                 reply = "".join(pieces)
+                # Its prompt is erased once typed: shown again like any reply, as Markdown.
+                if reply.strip():
+                    self.view.reply(reply)
             else:
                 waiting = f"waiting for {self.backend.name} · Ctrl-C cancels"
                 with typing_hidden():
