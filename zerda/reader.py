@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import replace
@@ -29,12 +30,19 @@ class RecordReader:
             raise error
         warnings.warn(f"{error}; skipped (lenient read)", ZerdaWarning, stacklevel=5)
 
-    def _decode(self, number: int, line: bytes) -> tuple[Record, Message | None] | None:
+    def decode(
+        self, line: bytes, line_number: Callable[[], int]
+    ) -> tuple[Record, Message | None] | None:
+        """The record on `line` and its Message, or None when the line is damaged.
+
+        A damaged line raises, or warns when lenient; `line_number` is asked only
+        then, so a scan that skips lines need not count them.
+        """
         try:
             record = loads(line)
             message = message_from(record) if record["type"] == MESSAGE else None
         except ValueError as exc:
-            self._bad(number, str(exc))
+            self._bad(line_number(), str(exc))
             return None
         return record, message
 
@@ -50,7 +58,7 @@ class RecordReader:
             for number, line in enumerate(chunk.split(b"\n")[:-1], start=first):
                 if not line.strip():
                     continue
-                decoded = self._decode(number, line)
+                decoded = self.decode(line, functools.partial(int, number))
                 if decoded is not None:
                     yield decoded
 

@@ -226,6 +226,24 @@ class SessionFile:
             if carry:
                 self._warn_torn()
 
+    @contextmanager
+    def snapshot(self) -> Iterator[tuple[int, int]]:
+        """(read-only fd, end of its last whole line) of the file as it is now.
+
+        For scans by byte range with `os.pread`, in several processes if need be:
+        lines appended meanwhile are not seen; a torn last line is left out with a
+        warning, as `lines` does.
+        """
+        fd = _open(self.path, os.O_RDONLY)
+        try:
+            size = os.fstat(fd).st_size
+            end = self._last_newline_end(fd, size)
+            if end < size:
+                self._warn_torn()
+            yield fd, end
+        finally:
+            os.close(fd)
+
     def lines_reversed(self) -> Iterator[tuple[int, bytes]]:
         """(offset, line) from the end, reading blocks backwards: cost grows with lines read."""
         fd = _open(self.path, os.O_RDONLY)

@@ -1,0 +1,260 @@
+"""Searching a session file fast: raw-byte scans pick out the few lines worth decoding."""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import signal
+import struct
+import threading
+from collections.abc import Callable, Iterator
+
+from zerda.messages import Message
+from zerda.reader import Record, RecordReader, with_token_counts
+from zerda.records import TOKENS
+from zerda.sessionfile import BLOCK, CHUNK
+
+# The characters outside ASCII whose casefold holds ASCII (Unicode 14 and 15;
+# tests/test_search.py checks this against the running Python).
+FOLDS_TO_ASCII = (
+    "\xdf\u0130\u0149\u017f\u01f0\u1e96\u1e97\u1e98\u1e99\u1e9a\u1e9e"
+    "\u212a\ufb00\ufb01\ufb02\ufb03\ufb04\ufb05\ufb06"
+)
+# Files at least this big are scanned in two processes when two cores are free.
+PARALLEL_MIN = 64 << 20
+# A helper process gives up (and its half is scanned here) past this many bytes of
+# lines, so a needle found on most lines never holds half the file in memory.
+HANDOFF_MAX = 32 << 20
+_ASCII = bytes(range(128))
+_TOKENS_MARK = f'"{TOKENS}"'.encode()
+Pattern = re.Pattern[bytes]
+_ENTRY = struct.Struct("<QQ")
+
+Pair = tuple[Record, Message | None]
+Span = tuple[int, int]
+
+
+def search_messages(
+    reader: RecordReader, query: str, fill: Callable[[list[Message]], list[Message]]
+) -> Iterator[Message]:
+    """The messages whose content holds `query` in any case (`str.casefold`), in file order.
+
+    Exactly the messages a full decode would find, with token counts as
+    `with_token_counts` gives them (`fill` counts the rest). Only lines that may
+    match, and token records, are decoded, so a damaged line elsewhere goes unreported.
+    """
+    needle = query.casefold()
+    if not _scannable(needle):
+        records: Iterator[Pair] = reader.forward()
+    else:
+        records = _candidate_records(reader, LineFinder(needle))
+    return with_token_counts((p for p in records if _kept(p, needle)), fill)
+
+
+def _scannable(needle: str) -> bool:
+    """True when raw lines show every match: no characters JSON always escapes."""
+    return bool(needle) and needle.isprintable() and not any(c in needle for c in '"\\')
+
+
+def _kept(pair: Pair, needle: str) -> bool:
+    record, message = pair
+    if message is None:
+        return bool(record["type"] == TOKENS)
+    return needle in message.content.casefold()
+
+
+class LineFinder:
+    """Picks, from a run of raw JSON lines, each line that may hold a match of `needle`.
+
+    Never misses one: an ASCII needle is looked for in the bytes lowercased, and
+    lines holding characters whose casefold gives the needle's letters are kept
+    too; a needle beyond ASCII is looked for in each line decoded and casefolded.
+    Lines with `\\u` escapes (and `\\/` for a needle with a slash) are always kept,
+    and so are token records, which carry counts for the messages found.
+    """
+
+    def __init__(self, needle: str) -> None:
+        self.needle = needle
+        self.ascii = _literal(needle.encode()) if needle.isascii() else None
+        self.folds = [c.encode() for c in FOLDS_TO_ASCII if _overlaps(c.casefold(), needle)]
+        marks = [b"\\u", _TOKENS_MARK] + ([b"\\/"] if "/" in needle else [])
+        self.marks = [_literal(mark) for mark in marks]
+
+    def spans(self, block: bytes, stop: int) -> list[Span]:
+        """(start, end) of each line kept from the whole lines `block[:stop]`, in order.
+
+        The end excludes the newline. Taking `stop` spares copying the block.
+        """
+        lines: dict[int, int] = {}
+        for mark in self.marks:
+            _add_lines(block, mark, stop, lines)
+        if self.ascii is None:
+            self._add_folded(block[:stop], lines)
+        else:
+            _add_lines(block.lower(), self.ascii, stop, lines)
+            if self.folds and not block.isascii():
+                rest = block.translate(None, _ASCII)  # UTF-8 keeps each character whole
+                for fold in self.folds:
+                    if fold in rest:
+                        _add_lines(block, _literal(fold), stop, lines)
+        return sorted(lines.items())
+
+    def _add_folded(self, run: bytes, lines: dict[int, int]) -> None:
+        if self.needle not in run.decode(errors="replace").casefold():
+            return
+        start = 0
+        for line in run.split(b"\n")[:-1]:
+            if self.needle in line.decode(errors="replace").casefold():
+                lines[start] = start + len(line)
+            start += len(line) + 1
+
+
+def _overlaps(fold: str, needle: str) -> bool:
+    """True when a match of `needle` can take in some of `fold` (a character's casefold)."""
+    if fold in needle or needle in fold:
+        return True
+    return any(
+        needle.startswith(fold[k:]) or needle.endswith(fold[:k]) for k in range(1, len(fold))
+    )
+
+
+def _literal(text: bytes) -> Pattern:
+    # `re` finds a literal several times faster than `bytes.find` when its first byte
+    # is rare (it skips ahead with memchr), and never much slower.
+    return re.compile(re.escape(text))
+
+
+def _add_lines(hay: bytes, pattern: Pattern, stop: int, lines: dict[int, int]) -> None:
+    """Add the (start, end) of each line of `hay[:stop]` holding `pattern` to `lines`."""
+    found = pattern.search(hay, 0, stop)
+    while found is not None:
+        start = hay.rfind(b"\n", 0, found.start()) + 1
+        end = hay.find(b"\n", found.start())
+        lines[start] = end
+        found = pattern.search(hay, end, stop)
+
+
+def _candidate_records(reader: RecordReader, finder: LineFinder) -> Iterator[Pair]:
+    with reader.file.snapshot() as (fd, end):
+        numbers = _LineNumbers(fd)
+        for offset, line in candidate_lines(fd, end, finder):
+            if not line.strip():
+                continue
+            decoded = reader.decode(line, functools.partial(numbers.at, offset))
+            if decoded is not None:
+                yield decoded
+
+
+class _LineNumbers:
+    """Line numbers of increasing offsets, counted only when asked (on errors)."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.offset = 0
+        self.number = 1
+
+    def at(self, offset: int) -> int:
+        while self.offset < offset:
+            block = os.pread(self.fd, min(CHUNK, offset - self.offset), self.offset)
+            if not block:
+                break
+            self.number += block.count(b"\n")
+            self.offset += len(block)
+        return self.number
+
+
+def candidate_lines(fd: int, end: int, finder: LineFinder) -> Iterator[tuple[int, bytes]]:
+    """(offset, line) of each line `finder` keeps in bytes [0, end) of `fd`, in file order.
+
+    A big file is split at a line start: a forked process scans the second half
+    while this one scans the first, then hands its lines over through a pipe.
+    """
+    mid = _line_start(fd, end // 2, end)
+    if end < PARALLEL_MIN or mid >= end or not _can_fork():
+        yield from _scan(fd, 0, end, finder)
+        return
+    receive, send = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(receive)
+        _scan_for_parent(fd, mid, end, finder, send)
+    os.close(send)
+    handed: list[tuple[int, bytes]] | None = None
+    try:
+        yield from _scan(fd, 0, mid, finder)
+        handed = _received(receive)
+    finally:
+        os.close(receive)
+        if handed is None:
+            os.kill(pid, signal.SIGKILL)
+        _, status = os.waitpid(pid, 0)
+    yield from handed if os.waitstatus_to_exitcode(status) == 0 else _scan(fd, mid, end, finder)
+
+
+def _can_fork() -> bool:
+    """Two cores free and no other thread (a forked child gets no copy of them)."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return hasattr(os, "fork") and (cores or 1) > 1 and threading.active_count() == 1
+
+
+def _line_start(fd: int, at: int, end: int) -> int:
+    """The first line start at or after byte `at` (`end` when there is none)."""
+    if at == 0:
+        return 0
+    pos = at - 1
+    while pos < end:
+        block = os.pread(fd, min(BLOCK, end - pos), pos)
+        cut = block.find(b"\n")
+        if cut >= 0:
+            return pos + cut + 1
+        if not block:
+            break
+        pos += len(block)
+    return end
+
+
+def _scan(fd: int, start: int, stop: int, finder: LineFinder) -> Iterator[tuple[int, bytes]]:
+    """(offset, line) of the lines `finder` keeps in [start, stop), both line starts."""
+    pos, size = start, CHUNK
+    while pos < stop:
+        block = os.pread(fd, min(size, stop - pos), pos)
+        cut = block.rfind(b"\n") + 1
+        if not cut:
+            if len(block) < size:
+                return  # no whole line left (the file shrank under us)
+            size *= 2  # a line longer than a chunk: read more at once
+            continue
+        for begin, finish in finder.spans(block, cut):
+            yield pos + begin, block[begin:finish]
+        pos, size = pos + cut, CHUNK
+
+
+def _scan_for_parent(fd: int, start: int, stop: int, finder: LineFinder, send: int) -> None:
+    """In the forked process: send the kept lines, then exit (1 if it gave up)."""
+    code = 1
+    try:
+        with os.fdopen(send, "wb") as out:
+            total = 0
+            for offset, line in _scan(fd, start, stop, finder):
+                total += len(line)
+                if total > HANDOFF_MAX:
+                    break
+                out.write(_ENTRY.pack(offset, len(line)) + line)
+            else:
+                code = 0
+    finally:
+        os._exit(code)
+
+
+def _received(receive: int) -> list[tuple[int, bytes]]:
+    with os.fdopen(receive, "rb", closefd=False) as handle:
+        data = handle.read()
+    lines = []
+    at = 0
+    while at < len(data):
+        offset, length = _ENTRY.unpack_from(data, at)
+        at += _ENTRY.size
+        lines.append((offset, data[at : at + length]))
+        at += length
+    return lines
