@@ -14,7 +14,6 @@ from zerda.records import MESSAGE, SUMMARY, TOKENS, loads, message_from
 from zerda.sessionfile import SessionFile
 
 Record = dict[str, Any]
-Wanted = Callable[[bytes], bool]
 
 
 class RecordReader:
@@ -46,15 +45,9 @@ class RecordReader:
             return None
         return record, message
 
-    def forward(self, wanted: Wanted | None = None) -> Iterator[tuple[Record, Message | None]]:
-        """Every record from the start, with its Message for message records.
-
-        `wanted`, given a run of raw lines, returns False when none of them can
-        matter to the caller: such runs are skipped undecoded (and so unchecked).
-        """
+    def forward(self) -> Iterator[tuple[Record, Message | None]]:
+        """Every record from the start, with its Message for message records."""
         for first, chunk in self.file.chunks():
-            if wanted is not None and not wanted(chunk):
-                continue
             for number, line in enumerate(chunk.split(b"\n")[:-1], start=first):
                 if not line.strip():
                     continue
@@ -62,13 +55,10 @@ class RecordReader:
                 if decoded is not None:
                     yield decoded
 
-    def backward(self, wanted: Wanted | None = None) -> Iterator[tuple[Record, Message | None]]:
-        """Every record from the end (line numbers are worked out only on error).
-
-        `wanted` as for `forward`, asked about each line.
-        """
+    def backward(self) -> Iterator[tuple[Record, Message | None]]:
+        """Every record from the end (line numbers are worked out only on error)."""
         for offset, line in self.file.lines_reversed():
-            if not line.strip() or (wanted is not None and not wanted(line)):
+            if not line.strip():
                 continue
             try:
                 record = loads(line)

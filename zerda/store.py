@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import os
-import re
 from collections.abc import Callable, Iterator
 from contextlib import suppress
 from dataclasses import replace
@@ -29,6 +28,7 @@ from zerda.records import (
     summary_pointer,
     summary_record,
 )
+from zerda.search import search_messages
 from zerda.sessionfile import SessionFile
 from zerda.stats import SessionStats, collect_stats, scan_stats, stats_from_tally
 from zerda.tally import Tally
@@ -323,15 +323,12 @@ class SessionStore:
 
     def search(self, query: str, session_id: str | None = None) -> Iterator[tuple[str, Message]]:
         """(session id, message) for every message whose content holds `query`, any case."""
-        needle = query.casefold()
-        wanted = _may_contain(needle)
         ids = [session_id] if session_id else self.session_ids()
         for sid in ids:
-            records = self._reader(self._existing(sid)).forward(wanted)
+            reader = self._reader(self._existing(sid))
             fill = functools.partial(self._fill_counts, sid)
-            for message in with_token_counts(records, fill):
-                if needle in message.content.casefold():
-                    yield sid, message
+            for message in search_messages(reader, query, fill):
+                yield sid, message
 
     # -- rewriting -----------------------------------------------------------------
 
@@ -414,38 +411,3 @@ def _decoded(line: bytes) -> dict[str, Any] | None:
         return loads(line)
     except ValueError:
         return None
-
-
-# The characters outside ASCII whose casefold holds ASCII letters (Unicode 15).
-_FOLDS_TO_ASCII = re.compile(
-    "|".join(
-        "\xdf\u0130\u0149\u017f\u01f0\u1e96\u1e97\u1e98\u1e99\u1e9a\u1e9e"
-        "\u212a\ufb00\ufb01\ufb02\ufb03\ufb04\ufb05\ufb06"
-    ).encode()
-)
-
-
-def _may_contain(needle: str) -> Callable[[bytes], bool] | None:
-    """A test on raw lines that is False only when no message among them holds `needle`.
-
-    Stored text is JSON with non-ASCII kept raw, so unless the needle has characters
-    JSON escapes, casefolding the raw bytes finds every match (and a few more). An
-    ASCII needle is looked for in the bytes lowercased, which is much faster, unless
-    the run holds a character whose casefold is ASCII. Runs holding `\\u` escapes or
-    token records are always decoded.
-    """
-    if not needle or any(c in needle for c in '"\\') or not needle.isprintable():
-        return None
-    ascii_needle = needle.encode() if needle.isascii() else None
-
-    def wanted(chunk: bytes) -> bool:
-        if b"\\u" in chunk or TOKENS.encode() in chunk:
-            return True
-        if ascii_needle is not None:
-            if ascii_needle in chunk.lower():
-                return True
-            if _FOLDS_TO_ASCII.search(chunk) is None:
-                return False
-        return needle in chunk.decode(errors="replace").casefold()
-
-    return wanted
