@@ -17,7 +17,9 @@ from zerda.store import SessionStore
 from zerda_cli.backends import CommandBackend, ManualBackend
 from zerda_cli.chatview import ChatView
 from zerda_cli.config import ChatConfig
-from zerda_cli.repl import Chat, history_file, reply_writer, turn_writer
+from zerda_cli.piped import reply_writer, run_piped, turn_writer
+from zerda_cli.prompts import history_file
+from zerda_cli.repl import Chat
 
 
 class Screen:
@@ -176,7 +178,7 @@ def test_a_summary_memory_over_a_session_without_one_folds_its_older_turns(
 def test_piped_turns_as_json_lines_match_the_stored_messages(store: SessionStore) -> None:
     screen = Screen(store, ["two\nlines", "one line"])
     out = io.StringIO()
-    code = screen.chat.run_piped([b"first\n", b"\n", b"second\n"], turn_writer(out, "s"))
+    code = run_piped(screen.chat, [b"first\n", b"\n", b"second\n"], turn_writer(out, "s"))
     assert code == 0
     lines = out.getvalue().splitlines()
     turns = [json.loads(line) for line in lines]
@@ -197,7 +199,7 @@ def test_piped_turns_as_json_lines_match_the_stored_messages(store: SessionStore
     assert [t["line"] for t in turns] == [1, 3]
     assert turns[0]["output"] == "two\nlines" and turns[0]["output_tokens"] > 0
     plain = io.StringIO()
-    Screen(store, ["again"]).chat.run_piped([b"third\n"], reply_writer(plain))
+    run_piped(Screen(store, ["again"]).chat, [b"third\n"], reply_writer(plain))
     assert plain.getvalue() == "again\n"
 
 

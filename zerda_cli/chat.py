@@ -6,14 +6,31 @@ import secrets
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 import typer
 
 from zerda.errors import ZerdaError
-from zerda_cli.params import HomeOpt, complete_session, open_store
+from zerda_cli.chatoptions import (
+    BackendOpt,
+    BaseUrlOpt,
+    ChatSessionArg,
+    CommandFormatOpt,
+    CommandOpt,
+    ContinueOpt,
+    JsonlOpt,
+    MemoryOpt,
+    ModelOpt,
+    NoInputHistoryOpt,
+    ShowOpt,
+    SystemOpt,
+    TimeoutOpt,
+)
+from zerda_cli.params import HomeOpt, open_store
 
 if TYPE_CHECKING:
+    from zerda.store import SessionStore
+    from zerda_cli.backends import Backend
     from zerda_cli.config import ChatConfig
 
 
@@ -44,64 +61,19 @@ def _pick_session(home: Path | None, session: str | None, resume: bool) -> str:
 
 
 def chat(
-    session: Annotated[
-        str | None,
-        typer.Argument(
-            metavar="SESSION",
-            help="Session to chat in (a new id is made and printed when omitted).",
-            autocompletion=complete_session,
-            show_default=False,
-        ),
-    ] = None,
-    resume: Annotated[
-        bool, typer.Option("--continue", "-c", help="Reopen the most recently active session.")
-    ] = False,
-    backend: Annotated[
-        str | None,
-        typer.Option(
-            "--backend", "-b", metavar="manual|command|openai", help="Who answers (manual)."
-        ),
-    ] = None,
-    command: Annotated[
-        str | None,
-        typer.Option("--command", help="Program run per turn (command backend).", metavar="CMD"),
-    ] = None,
-    command_format: Annotated[
-        str | None,
-        typer.Option(
-            "--command-format", metavar="json|text", help="Context on the program's stdin (json)."
-        ),
-    ] = None,
-    base_url: Annotated[
-        str | None,
-        typer.Option("--base-url", help="OpenAI-compatible API root, e.g. http://host:8080/v1."),
-    ] = None,
-    model: Annotated[str | None, typer.Option("--model", "-m", help="Model name (openai).")] = None,
-    timeout: Annotated[
-        float | None, typer.Option("--timeout", help="Seconds to wait for the API (openai).")
-    ] = None,
-    memory: Annotated[
-        str | None,
-        typer.Option(
-            "--memory",
-            metavar="KIND[:N]",
-            help="History in the context: buffer, window:K, token:N or summary:N (window:10).",
-        ),
-    ] = None,
-    system: Annotated[
-        str | None,
-        typer.Option("--system", help="System prompt for sessions without their own."),
-    ] = None,
-    show: Annotated[
-        int | None, typer.Option("--show", help="Turns shown on entry (3).", min=0)
-    ] = None,
-    no_input_history: Annotated[
-        bool, typer.Option("--no-input-history", help="Keep no input history file this time.")
-    ] = False,
-    jsonl: Annotated[
-        bool,
-        typer.Option("--jsonl", help="Piped stdin: each recorded turn as a JSON object a line."),
-    ] = False,
+    session: ChatSessionArg = None,
+    resume: ContinueOpt = False,
+    backend: BackendOpt = None,
+    command: CommandOpt = None,
+    command_format: CommandFormatOpt = None,
+    base_url: BaseUrlOpt = None,
+    model: ModelOpt = None,
+    timeout: TimeoutOpt = None,
+    memory: MemoryOpt = None,
+    system: SystemOpt = None,
+    show: ShowOpt = None,
+    no_input_history: NoInputHistoryOpt = False,
+    jsonl: JsonlOpt = False,
     home: HomeOpt = None,
 ) -> None:
     """Chat in a session; every complete turn is recorded as it happens.
@@ -128,12 +100,8 @@ def chat(
         interactive = sys.stdin.isatty()
         if interactive:
             _check_terminal(jsonl)
-        elif config.backend_name == "manual":
-            _fail(
-                "stdin is not a terminal, so nobody can type the replies of the manual backend; "
-                "use --backend command --command CMD or --backend openai",
-                2,
-            )
+        else:
+            _check_piped(config)
         _run(config, home, session_id, interactive, named=bool(session or resume), jsonl=jsonl)
     except ZerdaError as exc:
         _fail(str(exc))
@@ -151,6 +119,16 @@ def _check_terminal(jsonl: bool) -> None:
         )
 
 
+def _check_piped(config: ChatConfig) -> None:
+    """Piped stdin leaves nobody to type replies: refuse the manual backend."""
+    if config.backend_name == "manual":
+        _fail(
+            "stdin is not a terminal, so nobody can type the replies of the manual backend; "
+            "use --backend command --command CMD or --backend openai",
+            2,
+        )
+
+
 def _run(
     config: ChatConfig,
     home: Path | None,
@@ -160,20 +138,7 @@ def _run(
     jsonl: bool,
 ) -> None:
     """Start the REPL on a terminal, or the line-per-message loop for scripts."""
-    from rich.console import Console
-
     from zerda_cli.backends import BackendError, make_backend
-    from zerda_cli.chatview import ChatView
-    from zerda_cli.paths import state_dir
-    from zerda_cli.repl import (
-        Chat,
-        history_file,
-        reply_writer,
-        run_terminal,
-        stdin_lines,
-        turn_writer,
-    )
-    from zerda_cli.richview import make_console
 
     store = open_store(home)
     try:
@@ -181,16 +146,46 @@ def _run(
     except BackendError as exc:
         _fail(str(exc), 2)
     if not interactive:
-        view = ChatView(Console(stderr=True, highlight=False, emoji=False, markup=False))
-        if not named:
-            view.note(f"new session {session_id}")
-        repl = Chat(store, session_id, config, view, backend)
-        try:
-            emit = turn_writer(sys.stdout, session_id) if jsonl else reply_writer(sys.stdout)
-            code = repl.run_piped(stdin_lines(), emit)
-        except KeyboardInterrupt:
-            code = 130
-        raise typer.Exit(code)
+        raise typer.Exit(_run_piped(store, session_id, config, backend, named=named, jsonl=jsonl))
+    _run_terminal(store, session_id, config, backend, home)
+
+
+def _run_piped(
+    store: SessionStore,
+    session_id: str,
+    config: ChatConfig,
+    backend: Backend,
+    named: bool,
+    jsonl: bool,
+) -> int:
+    """The line-per-message loop: notes and errors on stderr, replies on stdout; its exit code."""
+    from rich.console import Console
+
+    from zerda_cli.chatview import ChatView
+    from zerda_cli.piped import reply_writer, run_piped, stdin_lines, turn_writer
+    from zerda_cli.repl import Chat
+
+    view = ChatView(Console(stderr=True, highlight=False, emoji=False, markup=False))
+    if not named:
+        view.note(f"new session {session_id}")
+    piped_chat = Chat(store, session_id, config, view, backend)
+    try:
+        emit = turn_writer(sys.stdout, session_id) if jsonl else reply_writer(sys.stdout)
+        return run_piped(piped_chat, stdin_lines(), emit)
+    except KeyboardInterrupt:
+        return 130
+
+
+def _run_terminal(
+    store: SessionStore, session_id: str, config: ChatConfig, backend: Backend, home: Path | None
+) -> None:
+    """The REPL, with an input history file unless it is turned off or cannot be made."""
+    from zerda_cli.chatview import ChatView
+    from zerda_cli.paths import state_dir
+    from zerda_cli.prompts import history_file, run_terminal
+    from zerda_cli.repl import Chat
+    from zerda_cli.richview import make_console
+
     history = None
     view = ChatView(make_console())
     if config.input_history:

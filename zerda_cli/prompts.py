@@ -1,7 +1,8 @@
-"""The prompt-toolkit side of `zerda chat`: the message prompt, the reply prompt, key bindings."""
+"""`zerda chat` on a terminal: the prompt-toolkit prompts, their input history, the loop."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -12,6 +13,8 @@ from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.styles import Style
 
+from zerda.paths import private_dir
+from zerda_cli.backends import ManualBackend
 from zerda_cli.chatview import ASSISTANT_LABEL, USER_LABEL
 from zerda_cli.slash import SlashCompleter
 
@@ -86,3 +89,34 @@ class Prompts:
         except (KeyboardInterrupt, EOFError):
             return False
         return answer.strip().lower() in ("y", "yes")
+
+
+def history_file(directory: Path) -> Path:
+    """The input-history file in `directory`: created private (0600), never through a symlink."""
+    private_dir(directory)
+    path = directory / "history"
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, 0o600)
+    try:
+        os.fchmod(fd, 0o600)
+    finally:
+        os.close(fd)
+    return path
+
+
+def run_terminal(chat: Chat, history: Path | None) -> None:
+    """The interactive loop: a message at a time until /exit or Ctrl-D."""
+    prompts = Prompts(chat, history)
+    if isinstance(chat.backend, ManualBackend):
+        chat.backend.ask = prompts.reply
+    chat.confirm = prompts.confirm
+    chat.welcome()
+    while True:
+        try:
+            line = prompts.message()
+        except KeyboardInterrupt:
+            continue
+        except EOFError:
+            break
+        if not chat.handle(line):
+            break
+    chat.goodbye()

@@ -1,4 +1,4 @@
-"""The `zerda chat` loop: read a message, get the reply from a backend, record the turn.
+"""The `zerda chat` session: read a message, get the reply from a backend, record the turn.
 
 A turn reaches the session file only when its reply is complete, in one write
 (`SessionStore.append_turn` through the bound memory); a cancelled or failed reply
@@ -7,104 +7,25 @@ leaves the file as it was.
 
 from __future__ import annotations
 
-import os
-import signal
-import sys
-import threading
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
-from pathlib import Path
-from typing import IO, Any
+from collections.abc import Callable
 
 from zerda.errors import ZerdaError
-from zerda.memory import (
-    BaseMemory,
-    ConversationBufferMemory,
-    ConversationBufferWindowMemory,
-    ConversationSummaryBufferMemory,
-    ConversationTokenBufferMemory,
-)
-from zerda.memory.turns import last_turns, turns_from_messages
+from zerda.memory.turns import last_turns
 from zerda.messages import Message
-from zerda.paths import private_dir, validate_session_id
 from zerda.store import SessionStore
 from zerda.tokens import count_tokens
-from zerda_cli.backends import Backend, BackendError, ManualBackend, Messages
+from zerda_cli.backends import Backend, BackendError, Messages
+from zerda_cli.chatcommands import HANDLERS
+from zerda_cli.chatmemory import bind_memory
 from zerda_cli.chatview import ChatView
-from zerda_cli.config import ChatConfig, ConfigError, MemorySpec, parse_memory
-from zerda_cli.inputs import decode
-from zerda_cli.sanitize import neutralize, one_line, to_json
-from zerda_cli.slash import COMMANDS, is_command, parse, unescape
+from zerda_cli.config import ChatConfig, MemorySpec
+from zerda_cli.sanitize import one_line
+from zerda_cli.slash import is_command, parse, unescape
+from zerda_cli.terminal import sigint_deferred, typing_hidden
 
 SYSTEM_KEY = "system"
-SHOW_DEFAULT = 10
 
 StoredTurn = tuple[Message, Message]
-Emit = Callable[[int, StoredTurn], None]
-
-
-def bind_memory(spec: MemorySpec, store: SessionStore, session_id: str) -> BaseMemory:
-    """The memory class `spec` names, restored from and writing to the session."""
-    common: dict[str, Any] = {"store": store, "session_id": session_id, "encoding": store.encoding}
-    if spec.kind == "window":
-        return ConversationBufferWindowMemory(k=spec.size, **common)
-    if spec.kind == "token":
-        return ConversationTokenBufferMemory(max_token_limit=spec.size, **common)
-    if spec.kind == "summary":
-        return _resummarized(ConversationSummaryBufferMemory(max_token_limit=spec.size, **common))
-    return ConversationBufferMemory(**common)
-
-
-def _resummarized(memory: ConversationSummaryBufferMemory) -> ConversationSummaryBufferMemory:
-    """`memory` with a summary of exactly the session's turns it does not hold verbatim.
-
-    The stored summary can lag the file: /undo and /retry rewrite the last turns, and
-    a session written by other memories has none. It is recomputed from the turns
-    (offline and deterministic) and stored only when it differs.
-    """
-    store, session_id = memory.store, memory.session_id
-    if store is None or session_id is None or not store.exists(session_id):
-        return memory
-    turns = turns_from_messages(store.iter_messages(session_id))
-    older = turns[: len(turns) - len(memory.chat_memory)]
-    summary = memory.summarizer("", older) if older else ""
-    if summary != memory.summary:
-        store.set_summary(session_id, summary)
-        memory.summary = summary
-    return memory
-
-
-@contextmanager
-def sigint_deferred() -> Iterator[None]:
-    """Hold off Ctrl-C while a turn is written, so what is on disk and in memory agree."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-
-
-@contextmanager
-def typing_hidden() -> Iterator[None]:
-    """While a reply streams, keys typed (and the ^C of Ctrl-C) are not echoed into it."""
-    try:
-        import termios
-
-        fd = sys.stdin.fileno()
-        saved = termios.tcgetattr(fd)
-    except (ImportError, OSError, ValueError):
-        yield
-        return
-    quiet = list(saved)
-    quiet[3] &= ~(termios.ECHO | termios.ECHOCTL)
-    termios.tcsetattr(fd, termios.TCSANOW, quiet)
-    try:
-        yield
-    finally:
-        termios.tcsetattr(fd, termios.TCSANOW, saved)
 
 
 class Chat:
@@ -135,6 +56,27 @@ class Chat:
         exists = self.store.exists(session_id)
         self.turn_count = self.store.session_stats(session_id).turn_count if exists else 0
         self.session_system = self._stored_system() if exists else None
+        self._update_tokens()
+
+    def use_memory(self, spec: MemorySpec) -> None:
+        """From now on, pick the context with the memory `spec` names."""
+        self.spec = spec
+        self.memory = bind_memory(spec, self.store, self.session_id)
+        self._update_tokens()
+
+    def set_session_system(self, text: str | None) -> None:
+        """Store `text` as the session's own system prompt; None removes it."""
+        exists = self.store.exists(self.session_id)
+        session = self.store.get_session(self.session_id) if exists else None
+        metadata = dict(session.metadata) if session else {}
+        if text is None:
+            metadata.pop(SYSTEM_KEY, None)
+        else:
+            metadata[SYSTEM_KEY] = text
+        self.store.create_session(
+            self.session_id, user_id=session.user_id if session else None, metadata=metadata
+        )
+        self.session_system = text
         self._update_tokens()
 
     def _stored_system(self) -> str | None:
@@ -230,7 +172,7 @@ class Chat:
             self.view.error(f"unknown command {one_line(line.split()[0])}; /help lists them")
             return True
         try:
-            return getattr(self, f"cmd_{name}")(argument) is not False
+            return HANDLERS[name](self, argument) is not False
         except (ZerdaError, ValueError) as exc:
             self.view.error(str(exc))
             return True
@@ -255,278 +197,3 @@ class Chat:
             f"{self.turn_count} turn{'s' * (self.turn_count != 1)} in session "
             f"{self.session_id} · zerda show {self.session_id}"
         )
-
-    # -- slash commands (each gets the text after the name) ---------------------------
-
-    def cmd_help(self, argument: str) -> None:
-        """/help: the commands and keys."""
-        self.view.help(COMMANDS.values())
-
-    def cmd_exit(self, argument: str) -> bool:
-        """/exit: leave."""
-        return False
-
-    def cmd_show(self, argument: str) -> None:
-        """/show [N]: the last N turns."""
-        if not self.store.exists(self.session_id):
-            self.view.note("no turns yet")
-            return
-        self.show_turns(_count(argument, SHOW_DEFAULT))
-
-    def cmd_stats(self, argument: str) -> None:
-        """/stats: the session's numbers and the REPL's settings."""
-        exists = self.store.exists(self.session_id)
-        stats = self.store.session_stats(self.session_id) if exists else None
-        path = self.store.sessions_dir / f"{self.session_id}.jsonl"
-        system = self.system_prompt()
-        self.view.stats(
-            stats,
-            [
-                ("session", self.session_id),
-                ("file", str(path) if exists else f"{path} (created by the first turn)"),
-                ("memory", self.spec.describe()),
-                ("next context", f"{self.context_tokens} tokens + your message"),
-                ("backend", self.backend.name),
-                ("system prompt", system if system else "none"),
-            ],
-        )
-
-    def cmd_window(self, argument: str) -> None:
-        """/window [K]: the context of the next request, or of the last K turns."""
-        if not argument:
-            messages = self.context(None)
-            title = f"next request ({self.spec.describe()}), before your message"
-        else:
-            k = _count(argument, 1)
-            window = bind_memory(MemorySpec("window", k), self.store, self.session_id)
-            system = self.system_prompt()
-            messages = [{"role": "system", "content": system}] if system else []
-            messages += window.context_messages()
-            title = f"window of the last {k} turn{'s' * (k != 1)}"
-        self.view.context(messages, self.tokens(messages), title)
-
-    def cmd_memory(self, argument: str) -> None:
-        """/memory KIND [N]: choose which history goes into the context."""
-        if argument:
-            try:
-                self.spec = parse_memory(argument)
-            except ConfigError as exc:
-                self.view.error(str(exc))
-                return
-            self.memory = bind_memory(self.spec, self.store, self.session_id)
-            self._update_tokens()
-        self.view.note(f"memory {self.spec.describe()} · context {self.context_tokens} tokens")
-
-    def cmd_system(self, argument: str) -> None:
-        """/system [TEXT|-]: show, set or remove the session's system prompt."""
-        if not argument:
-            current = self.system_prompt()
-            self.view.note(f"system prompt: {current}" if current else "no system prompt")
-            return
-        session = (
-            self.store.get_session(self.session_id) if self.store.exists(self.session_id) else None
-        )
-        metadata = dict(session.metadata) if session else {}
-        if argument == "-":
-            metadata.pop(SYSTEM_KEY, None)
-        else:
-            metadata[SYSTEM_KEY] = argument
-        self.store.create_session(
-            self.session_id, user_id=session.user_id if session else None, metadata=metadata
-        )
-        self.session_system = metadata.get(SYSTEM_KEY)
-        self._update_tokens()
-        self.view.note("system prompt removed" if argument == "-" else "system prompt set")
-
-    def cmd_undo(self, argument: str) -> None:
-        """/undo: remove the last turn from the session."""
-        removed = (
-            self.store.delete_last_turn(self.session_id)
-            if self.store.exists(self.session_id)
-            else []
-        )
-        if not removed:
-            self.view.note("nothing to undo")
-            return
-        self.open(self.session_id)
-        self.view.note(f"removed the last turn: {_excerpt(removed[0].content)}")
-
-    def cmd_retry(self, argument: str) -> None:
-        """/retry: a new reply to the last message; the old one goes only once it is complete."""
-        last = _last_exchange(self.store, self.session_id)
-        if last is None:
-            self.view.note("nothing to retry")
-            return
-        question, old_reply = last
-        messages = _without_last_turn(self.context(None), question.content, old_reply)
-        self.view.turn(question.content, None)
-        reply = self.ask([*messages, {"role": "user", "content": question.content}])
-        if reply is None:
-            self.view.note("the previous reply stays")
-            return
-        with sigint_deferred():
-            # One rewrite: a crash leaves the old turn or the new one, never neither.
-            self.store.replace_last_turn(
-                self.session_id, question.content, reply, replaces=question.uuid
-            )
-            self.open(self.session_id)
-
-    def cmd_clear(self, argument: str) -> None:
-        """/clear: remove every turn, after asking."""
-        if not self.store.exists(self.session_id) or self.turn_count == 0:
-            self.view.note("nothing to clear")
-            return
-        question = f"Remove all {self.turn_count} turns of {self.session_id}? [y/N] "
-        if not self.confirm(question):
-            self.view.note("kept")
-            return
-        self.memory.clear()
-        self.open(self.session_id)
-        self.view.note("session cleared")
-
-    def cmd_session(self, argument: str) -> None:
-        """/session ID: switch sessions."""
-        if not argument:
-            self.view.note(f"session {self.session_id} (/session ID switches)")
-            return
-        self.open(validate_session_id(argument))
-        self.welcome()
-
-    # -- without a terminal --------------------------------------------------------------
-
-    def run_piped(self, lines: Iterable[bytes], emit: Emit) -> int:
-        """One message per line, each recorded turn to `emit`; 1 if any turn failed, else 0."""
-        failures = 0
-        for number, raw in enumerate(lines, 1):
-            text = decode(raw, f"stdin line {number}").rstrip("\r\n")
-            if not text.strip():
-                continue
-            try:
-                reply = "".join(self.backend.reply(self.context(text)))
-            except BackendError as exc:
-                self.view.error(f"line {number}: {exc}; nothing recorded")
-                failures += 1
-                continue
-            if not reply.strip():
-                self.view.error(f"line {number}: empty reply; nothing recorded")
-                failures += 1
-                continue
-            stored = self.record(text, reply)
-            if stored is None:
-                failures += 1
-                continue
-            emit(number, stored)
-        return 1 if failures else 0
-
-
-def reply_writer(out: IO[str]) -> Emit:
-    """Piped output for people and simple scripts: each reply, ending in a newline."""
-
-    def emit(number: int, turn: StoredTurn) -> None:
-        reply = turn[1].content
-        shown = neutralize(reply) if out.isatty() else reply
-        out.write(shown if shown.endswith("\n") else shown + "\n")
-        out.flush()
-
-    return emit
-
-
-def turn_writer(out: IO[str], session_id: str) -> Emit:
-    """Piped output with `--jsonl`: each recorded turn as one JSON object a line."""
-
-    def emit(number: int, turn: StoredTurn) -> None:
-        user, assistant = turn
-        out.write(to_json(turn_object(session_id, number, user, assistant), indent=None) + "\n")
-        out.flush()
-
-    return emit
-
-
-def turn_object(session_id: str, line: int, user: Message, assistant: Message) -> dict[str, Any]:
-    """The `--jsonl` shape of one recorded turn (see README, zerda chat, For scripts)."""
-    return {
-        "session": session_id,
-        "line": line,
-        "input": user.content,
-        "output": assistant.content,
-        "user_uuid": user.uuid,
-        "assistant_uuid": assistant.uuid,
-        "created_at": assistant.to_dict()["created_at"],
-        "input_tokens": user.token_count,
-        "output_tokens": assistant.token_count,
-    }
-
-
-def _count(argument: str, default: int) -> int:
-    """A positive whole-number argument, or `default` when absent."""
-    if not argument:
-        return default
-    if not argument.isdigit() or int(argument) < 1:
-        raise ValueError(f"expected a whole number >= 1, got {one_line(argument)!r}")
-    return int(argument)
-
-
-def _excerpt(text: str, limit: int = 60) -> str:
-    flat = one_line(text)
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
-
-
-def _last_exchange(store: SessionStore, session_id: str) -> tuple[Message, str | None] | None:
-    """The session's last user message and the reply after it, read from the end."""
-    if not store.exists(session_id):
-        return None
-    reply = None
-    for message in store.iter_messages_reversed(session_id):
-        if message.role == "user":
-            return message, reply
-        if message.role == "assistant":
-            reply = message.content
-    return None
-
-
-def _without_last_turn(messages: Messages, user_text: str, reply: Any) -> Messages:
-    """The context minus the turn being retried (it sits at the end, if the memory holds it)."""
-    tail = [{"role": "user", "content": user_text}]
-    if reply is not None:
-        tail.append({"role": "assistant", "content": str(reply)})
-    if messages[-len(tail) :] == tail:
-        return messages[: -len(tail)]
-    return messages
-
-
-def history_file(directory: Path) -> Path:
-    """The input-history file in `directory`: created private (0600), never through a symlink."""
-    private_dir(directory)
-    path = directory / "history"
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, 0o600)
-    try:
-        os.fchmod(fd, 0o600)
-    finally:
-        os.close(fd)
-    return path
-
-
-def run_terminal(chat: Chat, history: Path | None) -> None:
-    """The interactive loop on prompt-toolkit."""
-    from zerda_cli.prompts import Prompts
-
-    prompts = Prompts(chat, history)
-    if isinstance(chat.backend, ManualBackend):
-        chat.backend.ask = prompts.reply
-    chat.confirm = prompts.confirm
-    chat.welcome()
-    while True:
-        try:
-            line = prompts.message()
-        except KeyboardInterrupt:
-            continue
-        except EOFError:
-            break
-        if not chat.handle(line):
-            break
-    chat.goodbye()
-
-
-def stdin_lines() -> Iterator[bytes]:
-    """Stdin's lines as bytes (decoded per line, so a bad byte names its line)."""
-    yield from sys.stdin.buffer

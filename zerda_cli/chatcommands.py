@@ -1,0 +1,204 @@
+"""What the slash commands of `zerda chat` do; `zerda_cli.slash` has their names and syntax.
+
+Each handler gets the chat and the text after the command's name; only /exit returns
+False, which ends the REPL.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from zerda.messages import Message
+from zerda.paths import validate_session_id
+from zerda.store import SessionStore
+from zerda_cli.backends import Messages
+from zerda_cli.chatmemory import bind_memory
+from zerda_cli.config import MemorySpec, parse_memory
+from zerda_cli.sanitize import one_line
+from zerda_cli.slash import COMMANDS
+from zerda_cli.terminal import sigint_deferred
+
+if TYPE_CHECKING:
+    from zerda_cli.repl import Chat
+
+SHOW_DEFAULT = 10
+
+
+def show_help(chat: Chat, argument: str) -> None:
+    """/help: the commands and keys."""
+    chat.view.help(COMMANDS.values())
+
+
+def leave(chat: Chat, argument: str) -> bool:
+    """/exit: leave."""
+    return False
+
+
+def show_last_turns(chat: Chat, argument: str) -> None:
+    """/show [N]: the last N turns."""
+    if not chat.store.exists(chat.session_id):
+        chat.view.note("no turns yet")
+        return
+    chat.show_turns(_count(argument, SHOW_DEFAULT))
+
+
+def show_stats(chat: Chat, argument: str) -> None:
+    """/stats: the session's numbers and the REPL's settings."""
+    exists = chat.store.exists(chat.session_id)
+    stats = chat.store.session_stats(chat.session_id) if exists else None
+    path = chat.store.sessions_dir / f"{chat.session_id}.jsonl"
+    system = chat.system_prompt()
+    chat.view.stats(
+        stats,
+        [
+            ("session", chat.session_id),
+            ("file", str(path) if exists else f"{path} (created by the first turn)"),
+            ("memory", chat.spec.describe()),
+            ("next context", f"{chat.context_tokens} tokens + your message"),
+            ("backend", chat.backend.name),
+            ("system prompt", system if system else "none"),
+        ],
+    )
+
+
+def show_window(chat: Chat, argument: str) -> None:
+    """/window [K]: the context of the next request, or of the last K turns."""
+    if not argument:
+        messages = chat.context(None)
+        title = f"next request ({chat.spec.describe()}), before your message"
+    else:
+        k = _count(argument, 1)
+        window = bind_memory(MemorySpec("window", k), chat.store, chat.session_id)
+        system = chat.system_prompt()
+        messages = [{"role": "system", "content": system}] if system else []
+        messages += window.context_messages()
+        title = f"window of the last {k} turn{'s' * (k != 1)}"
+    chat.view.context(messages, chat.tokens(messages), title)
+
+
+def choose_memory(chat: Chat, argument: str) -> None:
+    """/memory KIND [N]: choose which history goes into the context."""
+    if argument:
+        chat.use_memory(parse_memory(argument))
+    chat.view.note(f"memory {chat.spec.describe()} · context {chat.context_tokens} tokens")
+
+
+def system_prompt(chat: Chat, argument: str) -> None:
+    """/system [TEXT|-]: show, set or remove the session's system prompt."""
+    if not argument:
+        current = chat.system_prompt()
+        chat.view.note(f"system prompt: {current}" if current else "no system prompt")
+        return
+    chat.set_session_system(None if argument == "-" else argument)
+    chat.view.note("system prompt removed" if argument == "-" else "system prompt set")
+
+
+def undo_last_turn(chat: Chat, argument: str) -> None:
+    """/undo: remove the last turn from the session."""
+    exists = chat.store.exists(chat.session_id)
+    removed = chat.store.delete_last_turn(chat.session_id) if exists else []
+    if not removed:
+        chat.view.note("nothing to undo")
+        return
+    chat.open(chat.session_id)
+    chat.view.note(f"removed the last turn: {_excerpt(removed[0].content)}")
+
+
+def retry_last_reply(chat: Chat, argument: str) -> None:
+    """/retry: a new reply to the last message; the old one goes only once it is complete."""
+    last = _last_exchange(chat.store, chat.session_id)
+    if last is None:
+        chat.view.note("nothing to retry")
+        return
+    question, old_reply = last
+    messages = _without_last_turn(chat.context(None), question.content, old_reply)
+    chat.view.turn(question.content, None)
+    reply = chat.ask([*messages, {"role": "user", "content": question.content}])
+    if reply is None:
+        chat.view.note("the previous reply stays")
+        return
+    with sigint_deferred():
+        # One rewrite: a crash leaves the old turn or the new one, never neither.
+        chat.store.replace_last_turn(
+            chat.session_id, question.content, reply, replaces=question.uuid
+        )
+        chat.open(chat.session_id)
+
+
+def clear_session(chat: Chat, argument: str) -> None:
+    """/clear: remove every turn, after asking."""
+    if not chat.store.exists(chat.session_id) or chat.turn_count == 0:
+        chat.view.note("nothing to clear")
+        return
+    question = f"Remove all {chat.turn_count} turns of {chat.session_id}? [y/N] "
+    if not chat.confirm(question):
+        chat.view.note("kept")
+        return
+    chat.memory.clear()
+    chat.open(chat.session_id)
+    chat.view.note("session cleared")
+
+
+def switch_session(chat: Chat, argument: str) -> None:
+    """/session ID: switch sessions."""
+    if not argument:
+        chat.view.note(f"session {chat.session_id} (/session ID switches)")
+        return
+    chat.open(validate_session_id(argument))
+    chat.welcome()
+
+
+Handler = Callable[["Chat", str], "bool | None"]
+
+# One handler for each name in `slash.COMMANDS`.
+HANDLERS: dict[str, Handler] = {
+    "help": show_help,
+    "show": show_last_turns,
+    "stats": show_stats,
+    "window": show_window,
+    "memory": choose_memory,
+    "system": system_prompt,
+    "undo": undo_last_turn,
+    "retry": retry_last_reply,
+    "clear": clear_session,
+    "session": switch_session,
+    "exit": leave,
+}
+
+
+def _count(argument: str, default: int) -> int:
+    """A positive whole-number argument, or `default` when absent."""
+    if not argument:
+        return default
+    if not argument.isdigit() or int(argument) < 1:
+        raise ValueError(f"expected a whole number >= 1, got {one_line(argument)!r}")
+    return int(argument)
+
+
+def _excerpt(text: str, limit: int = 60) -> str:
+    flat = one_line(text)
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def _last_exchange(store: SessionStore, session_id: str) -> tuple[Message, str | None] | None:
+    """The session's last user message and the reply after it, read from the end."""
+    if not store.exists(session_id):
+        return None
+    reply = None
+    for message in store.iter_messages_reversed(session_id):
+        if message.role == "user":
+            return message, reply
+        if message.role == "assistant":
+            reply = message.content
+    return None
+
+
+def _without_last_turn(messages: Messages, user_text: str, reply: Any) -> Messages:
+    """The context minus the turn being retried (it sits at the end, if the memory holds it)."""
+    tail = [{"role": "user", "content": user_text}]
+    if reply is not None:
+        tail.append({"role": "assistant", "content": str(reply)})
+    if messages[-len(tail) :] == tail:
+        return messages[: -len(tail)]
+    return messages
