@@ -8,6 +8,7 @@ BackendError with one line for people; a reply cut short is never recorded.
 from __future__ import annotations
 
 import codecs
+import contextlib
 import json
 import os
 import shlex
@@ -43,6 +44,10 @@ class Backend(Protocol):
         """Yield the reply as it arrives; raise BackendError on failure."""
         ...
 
+    def cancel(self) -> None:
+        """Abort the reply in progress; called from another thread after Ctrl-C."""
+        ...
+
 
 def one_line(text: str, limit: int = 200) -> str:
     """`text` squeezed to one printable line of at most `limit` characters."""
@@ -68,6 +73,9 @@ class ManualBackend:
         """Yield what the user typed at the reply prompt."""
         yield self.ask()
 
+    def cancel(self) -> None:
+        """Nothing runs in the background: the prompt itself takes Ctrl-C."""
+
 
 def _no_terminal() -> str:
     raise BackendError("the manual backend needs a terminal: use --backend command or openai")
@@ -90,6 +98,7 @@ class CommandBackend:
             raise BackendError("--command is empty")
         self.text_format = text_format
         self.env = env or {}
+        self._running: subprocess.Popen[bytes] | None = None
 
     def _payload(self, messages: Messages) -> bytes:
         if self.text_format:
@@ -114,7 +123,7 @@ class CommandBackend:
 
     def reply(self, messages: Messages) -> Generator[str, None, None]:
         """Stream the program's stdout; a non-zero exit is a BackendError."""
-        proc = self._start()
+        proc = self._running = self._start()
         assert proc.stdin and proc.stdout and proc.stderr
         tail = bytearray()
         threads = [
@@ -136,6 +145,13 @@ class CommandBackend:
                 raise BackendError(self._failure(status, bytes(tail)))
         finally:
             _stop(proc, threads)
+
+    def cancel(self) -> None:
+        """End the running program (and its children); its reply then ends."""
+        proc = self._running
+        if proc is not None and proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(proc.pid, signal.SIGTERM)
 
     def _failure(self, status: int, stderr: bytes) -> str:
         name = os.path.basename(self.argv[0])
@@ -200,6 +216,7 @@ class OpenAIBackend:
         self.model = model
         self._key = api_key
         self.timeout = timeout
+        self._response: Any = None
 
     def __repr__(self) -> str:
         return f"OpenAIBackend(url={self.url!r}, model={self.model!r})"
@@ -223,6 +240,7 @@ class OpenAIBackend:
             raise BackendError(self._connect_failure(exc.reason)) from None
         except (TimeoutError, OSError) as exc:
             raise BackendError(self._connect_failure(exc)) from None
+        self._response = response
         with response:
             try:
                 if response.headers.get_content_type() == "text/event-stream":
@@ -236,6 +254,14 @@ class OpenAIBackend:
                 ) from None
             except OSError as exc:
                 raise BackendError(f"connection to {self.host} broke: {exc}") from None
+
+    def cancel(self) -> None:
+        """Shut the connection down, which ends a read blocked on it in another thread."""
+        response = self._response
+        sock = getattr(getattr(getattr(response, "fp", None), "raw", None), "_sock", None)
+        with contextlib.suppress(OSError):
+            if sock is not None:
+                sock.shutdown(socket.SHUT_RDWR)
 
     def _events(self, response: Any) -> Iterator[str]:
         for raw in response:

@@ -7,6 +7,7 @@ leaves the file as it was.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 
 from zerda.errors import ZerdaError
@@ -21,6 +22,7 @@ from zerda_cli.chatview import ChatView
 from zerda_cli.config import ChatConfig, MemorySpec
 from zerda_cli.sanitize import one_line
 from zerda_cli.slash import is_command, parse, unescape
+from zerda_cli.streaming import in_background
 from zerda_cli.terminal import sigint_deferred, typing_hidden
 
 SYSTEM_KEY = "system"
@@ -128,7 +130,7 @@ class Chat:
             else:
                 waiting = f"waiting for {self.backend.name} · Ctrl-C cancels"
                 with typing_hidden():
-                    reply = self.view.stream(pieces, waiting)
+                    reply = self.view.stream(in_background(pieces, self.backend.cancel), waiting)
         except (KeyboardInterrupt, EOFError):
             self.view.note("cancelled: nothing recorded")
             return None
@@ -136,7 +138,8 @@ class Chat:
             self.view.error(f"{exc}; nothing recorded")
             return None
         finally:
-            pieces.close()
+            with contextlib.suppress(ValueError):  # still running in a worker after a cancel
+                pieces.close()
         if not reply.strip():
             self.view.note("empty reply: nothing recorded")
             return None
