@@ -1,0 +1,77 @@
+"""Any command line, any stdin: exit 0, 1 or 2 with at most a one-line error, never a crash."""
+
+from __future__ import annotations
+
+import io
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from zerda import SessionStore
+from zerda_cli.__main__ import main
+
+COMMANDS = [
+    "add", "show", "stats", "window", "context", "clear", "delete",
+    "sessions", "export", "import", "search",
+]  # fmt: skip
+OPTIONS = [
+    "--json", "--jsonl", "--last", "-k", "--max-tokens", "--memory", "--format", "--role",
+    "--meta", "--session", "--yes", "--no-pager", "--help",
+]  # fmt: skip
+VALUES = st.one_of(
+    st.sampled_from(["s", "t", "-", "0", "-1", "3", "99999999999999999999", "", "buffer",
+                     "window", "token", "summary", "json", "openai", "markdown", "x=y", "=",
+                     "../x", ".hidden", "a" * 129, "[bold red]x[/]", "\x1b[31m", "user"]),
+    st.text(max_size=12),
+)  # fmt: skip
+ARGS = st.lists(st.one_of(st.sampled_from(OPTIONS), VALUES), max_size=6)
+STDIN = st.one_of(st.binary(max_size=40), st.just(b'[{"role": "user", "content": "hi"}]'))
+
+
+class Stdin(io.TextIOWrapper):
+    def isatty(self) -> bool:
+        return False
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    path = tmp_path / "home"
+    store = SessionStore(path, fsync=False)
+    for n in range(3):
+        store.append_turn("s", f"question {n}", f"answer {n}")
+    monkeypatch.setenv("ZERDA_HOME", str(path))
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.chdir(tmp_path)  # a stray relative path lands here, not in the checkout
+    return path
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(command=st.sampled_from(COMMANDS), args=ARGS, stdin=STDIN)
+def test_no_crash_for_any_input(
+    home: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    command: str,
+    args: list[str],
+    stdin: bytes,
+) -> None:
+    if "-o" in args:
+        return
+    monkeypatch.setattr(sys, "stdin", Stdin(io.BytesIO(stdin), encoding="utf-8"))
+    before = (home / "sessions" / "s.jsonl").read_bytes()
+    code = main([command, *args])
+    err = capsys.readouterr().err
+    assert code in (0, 1, 2), (command, args, err)
+    assert "Traceback" not in err and "error: unexpected " not in err, (command, args, err)
+    errors = [line for line in err.splitlines() if line.startswith("error:")]
+    assert len(errors) <= 1, err
+    if code != 0:
+        assert errors, (command, args, err)
+    after_path = home / "sessions" / "s.jsonl"
+    if after_path.exists() and command not in ("add", "import", "clear"):
+        assert after_path.read_bytes()[: len(before)] == before  # nothing stored was lost
