@@ -18,7 +18,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from zerda.messages import Message, Session
-from zerda.records import SUMMARY_AT, header_record, message_record
+from zerda.records import SESSION_AT, SUMMARY_AT, header_record, message_record
 from zerda.tally import TALLY, Tally
 
 NEEDLE = "zebrafish"
@@ -201,6 +201,7 @@ def write_zerda_session(path: Path, count: int, session_id: str) -> int:
             tally.add_record(record)
             if index == count - 1:  # the last record of a write: summary pointer, totals
                 record[SUMMARY_AT] = None
+                record[SESSION_AT] = None
                 record[TALLY] = tally.to_dict()
             out.write(_line(record))
             text_bytes += len(content.encode())

@@ -52,7 +52,7 @@ def have(module: str) -> bool:
 
 def zerda_session(cache: Path, count: int) -> Path:
     """A zerda home holding session `m<count>`, built once per cache."""
-    home = cache / f"zerda-v2-{count}"
+    home = cache / f"zerda-v3-{count}"
     path = home / "sessions" / f"m{count}.jsonl"
     if not path.exists():
         tmp = path.with_name(f"m{count}.jsonl.part")

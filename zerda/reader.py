@@ -10,7 +10,7 @@ from typing import Any
 
 from zerda.errors import CorruptSessionError, ZerdaWarning
 from zerda.messages import Message
-from zerda.records import MESSAGE, SUMMARY, TOKENS, loads, message_from
+from zerda.records import MESSAGE, TOKENS, loads, message_from
 from zerda.sessionfile import SessionFile
 
 Record = dict[str, Any]
@@ -68,21 +68,21 @@ class RecordReader:
                 continue
             yield record, message
 
-    def summary_at(self, offset: int) -> str | None:
-        """The summary whose record starts at `offset`.
+    def record_at(self, offset: int, kind: str) -> Record | None:
+        """The record of `kind` starting at `offset`, or the latest one found scanning back.
 
-        A pointer that does not land on a summary (the file was edited by hand) is
-        ignored, and the file scanned backwards instead.
+        A pointer that does not land on such a record (the file was edited by hand)
+        is not trusted.
         """
         try:
             record = loads(self.file.line_at(offset))
-            if record["type"] == SUMMARY:
-                return str(record["content"])
+            if record["type"] == kind:
+                return record
         except ValueError:
             pass
         for record, _ in self.backward():
-            if record["type"] == SUMMARY:
-                return str(record["content"])
+            if record["type"] == kind:
+                return record
         return None
 
 

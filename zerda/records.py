@@ -19,6 +19,10 @@ KINDS = frozenset({HEADER, MESSAGE, UPDATE, SUMMARY, TOKENS})
 # On the last record of every write: the byte offset of the latest summary record,
 # or null when the file has none, so finding the summary never scans the whole file.
 SUMMARY_AT = "summary_at"
+# Likewise for the latest session_update (which holds the session's full facts).
+SESSION_AT = "session_at"
+POINTERS = {SUMMARY: SUMMARY_AT, UPDATE: SESSION_AT}
+Pointers = dict[str, int | None]
 
 
 def dumps(record: dict[str, Any]) -> bytes:
@@ -53,9 +57,10 @@ def _check_shape(record: dict[str, Any]) -> None:
             raise ValueError(f"bad {record['type']} record: field {name!r}")
     if record["type"] == HEADER:
         _check_header(record)
-    at = record.get(SUMMARY_AT)
-    if at is not None and (type(at) is not int or at < 0):
-        raise ValueError(f"bad {record['type']} record: field {SUMMARY_AT!r}")
+    for field in POINTERS.values():
+        at = record.get(field)
+        if at is not None and (type(at) is not int or at < 0):
+            raise ValueError(f"bad {record['type']} record: field {field!r}")
 
 
 def _check_header(record: dict[str, Any]) -> None:
@@ -73,28 +78,30 @@ def _check_header(record: dict[str, Any]) -> None:
 def render(
     records: list[dict[str, Any]],
     offset: int,
-    summary_at: int | bool | None,
+    pointers: Pointers,
     tally: Tally | None,
 ) -> bytes:
     """Encode one write's records, starting at byte `offset` of the file.
 
-    `summary_at` is where the file's latest summary record starts, None when it has
-    none, False when unknown (a file written before summary pointers); `tally` the
-    file's running totals so far, None when unknown. The last record gets both,
-    updated for what `records` add.
+    `pointers` holds, for each kind in POINTERS, where the file's latest record of
+    that kind starts (None when it has none; a missing key when unknown: a file
+    written before that pointer existed). `tally` is the file's running totals so
+    far, None when unknown. The last record carries both, updated for `records`.
     """
+    pointers = dict(pointers)
     lines: list[bytes] = []
     for record in records:
-        if record["type"] == SUMMARY:
-            summary_at = offset + sum(len(line) for line in lines)
+        if record["type"] in POINTERS:
+            pointers[POINTERS[record["type"]]] = offset + sum(len(line) for line in lines)
         if tally is not None:
             tally.add_record(record)
         lines.append(dumps(record))
     if not lines:
         return b""
-    extra: dict[str, Any] = {}
-    if summary_at is not False and records[-1]["type"] != SUMMARY:
-        extra[SUMMARY_AT] = summary_at
+    last_kind = records[-1]["type"]
+    extra: dict[str, Any] = {
+        field: at for field, at in pointers.items() if POINTERS.get(last_kind) != field
+    }
     if tally is not None:
         extra[TALLY] = tally.to_dict()
     if extra:
@@ -102,14 +109,15 @@ def render(
     return b"".join(lines)
 
 
-def summary_pointer(last: dict[str, Any], last_offset: int) -> int | bool | None:
-    """The summary pointer carried by a file whose last record is `last` at `last_offset`."""
-    if last["type"] == SUMMARY:
-        return last_offset
-    if SUMMARY_AT in last:
-        at: int | None = last[SUMMARY_AT]
-        return at
-    return False
+def pointers_of(last: dict[str, Any], last_offset: int) -> Pointers:
+    """The pointers carried by a file whose last record is `last`, at `last_offset`."""
+    found: Pointers = {}
+    for kind, field in POINTERS.items():
+        if last["type"] == kind:
+            found[field] = last_offset
+        elif field in last:
+            found[field] = last[field]
+    return found
 
 
 def summary_record(content: str) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator
 from contextlib import suppress
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from zerda.errors import NotFoundError, SessionChangedError, StoreError, UnsafePathError
 from zerda.messages import Memory, Message, Session, utc_now
@@ -17,15 +17,17 @@ from zerda.reader import RecordReader, with_token_counts
 from zerda.records import (
     HEADER,
     MESSAGE,
+    POINTERS,
+    SESSION_AT,
     SUMMARY,
     SUMMARY_AT,
     TOKENS,
     UPDATE,
     header_record,
     loads,
+    pointers_of,
     render,
     session_from,
-    summary_pointer,
     summary_record,
 )
 from zerda.search import search_messages
@@ -33,6 +35,8 @@ from zerda.sessionfile import SessionFile
 from zerda.stats import SessionStats, collect_stats, scan_stats, stats_from_tally
 from zerda.tally import Tally
 from zerda.tokens import DEFAULT_ENCODING, count_tokens, get_counter
+
+NO_POINTERS: dict[str, int | None] = {field: None for field in POINTERS.values()}
 
 
 class SessionStore:
@@ -96,12 +100,12 @@ class SessionStore:
 
         def render_after(size: int, last_line: bytes | None) -> bytes:
             if last_line is None:
-                return render([header, *records], 0, None, Tally())
+                return render([header, *records], 0, NO_POINTERS, Tally())
             last = _decoded(last_line)
             if last is None:
-                return render(records, size, False, None)
-            pointer = summary_pointer(last, size - len(last_line))
-            return render(records, size, pointer, Tally.from_record(last))
+                return render(records, size, {}, None)
+            pointers = pointers_of(last, size - len(last_line))
+            return render(records, size, pointers, Tally.from_record(last))
 
         with file.locked():
             file.append(render_after)
@@ -119,29 +123,53 @@ class SessionStore:
         session = Session(
             id=session_id, user_id=user_id, metadata=metadata or {}, created_at=utc_now()
         )
-        if self.exists(session_id):
-            update: dict[str, Any] = {"type": UPDATE}
-            if user_id is not None:
-                update["user_id"] = user_id
-            if metadata is not None:
-                update["metadata"] = metadata
-            self._append(session_id, [update])
+        if not self.exists(session_id):
+            self._append(session_id, [], session)
             return self.get_session(session_id)
-        self._append(session_id, [], session)
+        file = self._file(session_id)
+        with file.locked():
+            # Each update holds the full facts, so the latest one alone describes the session.
+            current = self.get_session(session_id)
+            update = {
+                "type": UPDATE,
+                "user_id": current.user_id if user_id is None else user_id,
+                "metadata": current.metadata if metadata is None else metadata,
+            }
+            self._append(session_id, [update])
         return self.get_session(session_id)
 
     def get_session(self, session_id: str) -> Session:
-        """The session's id, user, metadata and creation time."""
-        header: dict[str, Any] | None = None
-        updates: list[dict[str, Any]] = []
-        for record, _ in self._reader(self._existing(session_id)).forward():
-            if record["type"] == HEADER and header is None:
-                header = record
-            elif record["type"] == UPDATE:
-                updates.append(record)
+        """The session's id, user, metadata and creation time.
+
+        Reads the header and the latest update the last record points to; files
+        written before that pointer are scanned.
+        """
+        reader = self._reader(self._existing(session_id))
+        header = next((r for r, _ in reader.forward() if r["type"] == HEADER), None)
         if header is None:
             header = header_record(Session(id=session_id), self.encoding)
+        latest = self._latest(reader, SESSION_AT, UPDATE)
+        if latest is not False:
+            return session_from(header, [latest] if latest else [])
+        updates = [r for r, _ in reader.forward() if r["type"] == UPDATE]
         return session_from(header, updates)
+
+    @staticmethod
+    def _latest(
+        reader: RecordReader, field: str, kind: str
+    ) -> dict[str, Any] | Literal[False] | None:
+        """The latest `kind` record, found through the last record's pointer `field`.
+
+        None when the file has none; False when the last record carries no pointer.
+        """
+        for record, _ in reader.backward():
+            if record["type"] == kind:
+                return record
+            if field not in record:
+                return False
+            at = record[field]
+            return None if at is None else reader.record_at(at, kind)
+        return None
 
     def session_ids(self) -> list[str]:
         """The ids of all sessions, sorted."""
@@ -294,13 +322,10 @@ class SessionStore:
         not the file; files without pointers are scanned backwards.
         """
         reader = self._reader(self._existing(session_id))
-        for record, _ in reader.backward():
-            if record["type"] == SUMMARY:
-                return str(record["content"])
-            if SUMMARY_AT in record:
-                at = record[SUMMARY_AT]
-                return None if at is None else reader.summary_at(at)
-        return None
+        found = self._latest(reader, SUMMARY_AT, SUMMARY)
+        if found is False:
+            found = next((r for r, _ in reader.backward() if r["type"] == SUMMARY), None)
+        return str(found["content"]) if isinstance(found, dict) else None
 
     def session_stats(self, session_id: str) -> SessionStats:
         """Counts, tokens, characters, activity and file size.
@@ -355,7 +380,7 @@ class SessionStore:
             records += [{"type": MESSAGE, **m.to_dict()} for m in [*kept, *added]]
             if summary is not None:
                 records.append(summary_record(summary))
-            file.rewrite(render(records, 0, None, Tally()))
+            file.rewrite(render(records, 0, NO_POINTERS, Tally()))
         return messages[len(kept) :]
 
     def clear(self, session_id: str) -> None:
