@@ -6,6 +6,7 @@ commands that need them, so `zerda add` starts fast.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Annotated
 
@@ -121,9 +122,18 @@ def show(
         raise usage_error("choose one of --json, --jsonl, --format")
     store = open_store(home)
     details = store.get_session(session)
-    render.transcript(
-        details, store.get_memory(session, lastn=last), chosen[0] if chosen else None, page=pager
-    )
+    summary, messages = _history(store, session, last)
+    render.transcript(details, summary, messages, chosen[0] if chosen else None, page=pager)
+
+
+def _history(
+    store: SessionStore, session: str, last: int | None
+) -> tuple[str | None, Iterable[Message]]:
+    """The summary and the messages, streamed from the file; only the last `last` if given."""
+    if last is None:
+        return store.get_summary(session), store.iter_messages(session)
+    memory = store.get_memory(session, lastn=last)
+    return memory.summary, memory.messages
 
 
 @app.command()
@@ -225,7 +235,7 @@ def export(
     """Write a session as JSON Lines (what import reads), JSON, OpenAI messages or Markdown."""
     store = open_store(home)
     details = store.get_session(session)
-    chunks = render.document(fmt.value, details, store.get_memory(session))
+    chunks = render.document(fmt.value, details, *_history(store, session, None))
     if output is None or str(output) == "-":
         render.write_lines(chunks)
         return

@@ -72,7 +72,8 @@ def show_views(store: SessionStore, sid: str, home_flag: str) -> None:
     from zerda_cli.contexts import load_memory
 
     step(f"zerda show {sid}{home_flag}", "The transcript, with times and exact token counts.")
-    render.transcript(store.get_session(sid), store.get_memory(sid), None, page=False)
+    details, summary = store.get_session(sid), store.get_summary(sid)
+    render.transcript(details, summary, store.iter_messages(sid), None, page=False)
     step(f"zerda stats {sid}{home_flag}", "What the session holds, in numbers.")
     render.stats(store.session_stats(sid), as_json=False)
     step(

@@ -9,10 +9,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from zerda.messages import Memory, Message, Session, format_time
+from zerda.messages import Message, Session, format_time
 from zerda_cli.sanitize import neutralize, to_json
 
 INDENT = "  "
+JSON_INDENT = "  "  # what `to_json` indents by
 
 
 def stamp(message: Message) -> str:
@@ -27,24 +28,61 @@ def tokens_label(count: int | None) -> str:
     return f"{count:,} token{'' if count == 1 else 's'}"
 
 
-def totals_line(messages: list[Message]) -> str:
-    """`N messages, T tokens` for a transcript footer."""
-    tokens = sum(m.token_count or 0 for m in messages)
-    return f"{len(messages):,} message{'' if len(messages) == 1 else 's'}, {tokens_label(tokens)}"
+class Totals:
+    """Message and token counts (and first and last message) of a stream, kept as it passes."""
+
+    def __init__(self) -> None:
+        self.messages = 0
+        self.tokens = 0
+        self.first: Message | None = None
+        self.last: Message | None = None
+
+    def counted(self, messages: Iterable[Message]) -> Iterator[Message]:
+        """`messages`, unchanged, adding each to the totals as it goes by."""
+        for message in messages:
+            self.messages += 1
+            self.tokens += message.token_count or 0
+            self.first = self.first or message
+            self.last = message
+            yield message
+
+    def line(self) -> str:
+        """`N messages, T tokens` for a transcript footer."""
+        plural = "" if self.messages == 1 else "s"
+        return f"{self.messages:,} message{plural}, {tokens_label(self.tokens)}"
 
 
-def session_document(session: Session, memory: Memory) -> dict[str, Any]:
-    """The one-document JSON form: the session, its summary and its messages."""
-    return {
-        "session": session.to_dict(),
-        "summary": memory.summary,
-        "messages": [m.to_dict() for m in memory.messages],
-    }
+def _nested_json(data: Any, depth: int) -> str:
+    """`to_json(data)` laid out as it would be `depth` levels down in an indented document."""
+    return to_json(data).replace("\n", "\n" + JSON_INDENT * depth)
 
 
-def openai_messages(messages: Iterable[Message]) -> list[dict[str, str]]:
-    """`[{"role", "content"}]`, as chat-completion APIs take them."""
-    return [{"role": m.role, "content": m.content} for m in messages]
+def _json_array(items: Iterable[Any], depth: int) -> Iterator[str]:
+    """A JSON array `depth` levels down, one element at a time, as `to_json` would lay it out."""
+    pad = JSON_INDENT * (depth + 1)
+    opened = False
+    for item in items:
+        yield ("," if opened else "[") + "\n" + pad + _nested_json(item, depth + 1)
+        opened = True
+    yield "\n" + JSON_INDENT * depth + "]" if opened else "[]"
+
+
+def json_document(
+    session: Session, summary: str | None, messages: Iterable[Message]
+) -> Iterator[str]:
+    """The one-document JSON form (the session, its summary and its messages), streamed."""
+    yield "{\n"
+    yield f'{JSON_INDENT}"session": {_nested_json(session.to_dict(), 1)},\n'
+    yield f'{JSON_INDENT}"summary": {_nested_json(summary, 1)},\n'
+    yield f'{JSON_INDENT}"messages": '
+    yield from _json_array((m.to_dict() for m in messages), 1)
+    yield "\n}\n"
+
+
+def openai_document(messages: Iterable[Message]) -> Iterator[str]:
+    """`[{"role", "content"}]`, as chat-completion APIs take them, streamed."""
+    yield from _json_array(({"role": m.role, "content": m.content} for m in messages), 0)
+    yield "\n"
 
 
 def jsonl_lines(messages: Iterable[Message]) -> Iterator[str]:
@@ -53,25 +91,29 @@ def jsonl_lines(messages: Iterable[Message]) -> Iterator[str]:
         yield to_json(message.to_dict(), indent=None) + "\n"
 
 
-def text_lines(session: Session, memory: Memory) -> Iterator[str]:
+def text_lines(session: Session, summary: str | None, messages: Iterable[Message]) -> Iterator[str]:
     """The transcript as plain text: a heading line per message, its text indented."""
-    if memory.summary:
-        yield f"summary\n{_indented(memory.summary)}\n\n"
-    for message in memory.messages:
+    if summary:
+        yield f"summary\n{_indented(summary)}\n\n"
+    totals = Totals()
+    for message in totals.counted(messages):
         yield f"{message.role}  {stamp(message)}  {tokens_label(message.token_count)}\n"
         yield _indented(message.content) + "\n\n"
-    yield f"-- {session.id}: {totals_line(memory.messages)}\n"
+    yield f"-- {session.id}: {totals.line()}\n"
 
 
-def markdown_lines(session: Session, memory: Memory) -> Iterator[str]:
+def markdown_lines(
+    session: Session, summary: str | None, messages: Iterable[Message]
+) -> Iterator[str]:
     """The transcript as Markdown: a heading, then each message under a bold role line."""
     yield f"# Session {session.id}\n\n"
-    if memory.summary:
-        yield f"> **Summary:** {neutralize(memory.summary)}\n\n"
-    for message in memory.messages:
+    if summary:
+        yield f"> **Summary:** {neutralize(summary)}\n\n"
+    totals = Totals()
+    for message in totals.counted(messages):
         yield f"**{message.role}** · {stamp(message)} · {tokens_label(message.token_count)}\n\n"
         yield neutralize(message.content).rstrip("\n") + "\n\n"
-    yield f"---\n\n*{totals_line(memory.messages)}*\n"
+    yield f"---\n\n*{totals.line()}*\n"
 
 
 def _indented(text: str) -> str:

@@ -11,7 +11,7 @@ import sys
 from collections.abc import Iterable, Iterator
 from typing import IO, TYPE_CHECKING, Any
 
-from zerda.messages import Memory, Message, Session
+from zerda.messages import Message, Session
 from zerda.stats import SessionStats
 from zerda_cli import formats
 from zerda_cli.sanitize import neutralize, to_json
@@ -39,27 +39,36 @@ def write_json(data: Any) -> None:
     sys.stdout.write(to_json(data) + "\n")
 
 
-def document(fmt: str, session: Session, memory: Memory) -> Iterator[str]:
-    """A session in one of DOCUMENT_FORMATS, as text chunks."""
+def document(
+    fmt: str, session: Session, summary: str | None, messages: Iterable[Message]
+) -> Iterator[str]:
+    """A session in one of DOCUMENT_FORMATS, as text chunks made as `messages` are read."""
     if fmt == "json":
-        return iter([to_json(formats.session_document(session, memory)) + "\n"])
+        return formats.json_document(session, summary, messages)
     if fmt == "openai":
-        return iter([to_json(formats.openai_messages(memory.messages)) + "\n"])
+        return formats.openai_document(messages)
     if fmt == "jsonl":
-        return formats.jsonl_lines(memory.messages)
+        return formats.jsonl_lines(messages)
     if fmt == "markdown":
-        return formats.markdown_lines(session, memory)
-    return formats.text_lines(session, memory)
+        return formats.markdown_lines(session, summary, messages)
+    return formats.text_lines(session, summary, messages)
 
 
-def transcript(session: Session, memory: Memory, fmt: str | None, *, page: bool) -> None:
-    """`zerda show`: Rich on a terminal unless a format is asked for."""
+def transcript(
+    session: Session,
+    summary: str | None,
+    messages: Iterable[Message],
+    fmt: str | None,
+    *,
+    page: bool,
+) -> None:
+    """`zerda show`: Rich on a terminal unless a format is asked for; streamed either way."""
     if fmt is None and on_terminal():
         from zerda_cli import richrender
 
-        richrender.transcript(session, memory, page=page)
+        richrender.transcript(session, summary, messages, page=page)
         return
-    write_lines(document(fmt or "text", session, memory))
+    write_lines(document(fmt or "text", session, summary, messages))
 
 
 def stats(stats: SessionStats, as_json: bool) -> None:

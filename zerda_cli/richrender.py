@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from rich import box
@@ -9,9 +10,9 @@ from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from zerda.messages import Memory, Message, Session
+from zerda.messages import Message, Session
 from zerda.stats import SessionStats
-from zerda_cli.formats import match_parts
+from zerda_cli.formats import Totals, match_parts
 from zerda_cli.richview import (
     ROLE_STYLES,
     footer,
@@ -19,6 +20,7 @@ from zerda_cli.richview import (
     local_time,
     message_panel,
     print_all,
+    print_stream,
     safe_text,
     stored_message_panel,
 )
@@ -41,19 +43,26 @@ def _session_detail(session: Session) -> str:
     return " · ".join(parts)
 
 
-def transcript(session: Session, memory: Memory, *, page: bool) -> None:
-    """Heading, summary, one box per message, totals footer; paged when long."""
-    shown: list[RenderableType] = [heading(f"Session {session.id}", _session_detail(session))]
-    if memory.summary:
-        shown.append(message_panel("summary", memory.summary, []))
-    shown += [stored_message_panel(m) for m in memory.messages]
-    tokens = sum(m.token_count or 0 for m in memory.messages)
-    parts = [plural(len(memory.messages), "message"), plural(tokens, "token")]
-    if memory.messages:
-        parts.append(f"{local_time(memory.messages[0].created_at)} → ")
-        parts[-1] += local_time(memory.messages[-1].created_at)
-    shown.append(footer(parts))
-    print_all(shown, page=page)
+def transcript(
+    session: Session, summary: str | None, messages: Iterable[Message], *, page: bool
+) -> None:
+    """Heading, summary, one box per message, totals footer; paged when long, streamed."""
+    print_stream(_transcript_parts(session, summary, messages), page=page)
+
+
+def _transcript_parts(
+    session: Session, summary: str | None, messages: Iterable[Message]
+) -> Iterator[RenderableType]:
+    yield heading(f"Session {session.id}", _session_detail(session))
+    if summary:
+        yield message_panel("summary", summary, [])
+    totals = Totals()
+    yield from (stored_message_panel(m) for m in totals.counted(messages))
+    parts = [plural(totals.messages, "message"), plural(totals.tokens, "token")]
+    if totals.first and totals.last:
+        parts.append(f"{local_time(totals.first.created_at)} → ")
+        parts[-1] += local_time(totals.last.created_at)
+    yield footer(parts)
 
 
 def _human_size(size: int) -> str:

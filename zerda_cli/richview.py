@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Iterable
 from datetime import datetime
 
 from rich.console import Console, Group, RenderableType
@@ -96,19 +98,36 @@ def heading(title: str, detail: str = "") -> Text:
     return text
 
 
-def print_all(renderables: list[RenderableType], *, page: bool = False) -> None:
-    """Print to stdout; with `page`, through the pager when taller than the terminal."""
-    console = make_console()
-    group = Group(*renderables)  # one block each; console.print(a, b) would join Texts on a line
-    if not page:
-        console.print(group)
-        return
-    with console.capture() as capture:
-        console.print(group)
-    rendered = capture.get()
-    if rendered.count("\n") < console.height:
-        console.file.write(rendered)
-        return
-    from zerda_cli.pager import page_text
+def print_all(renderables: list[RenderableType]) -> None:
+    """Print to stdout."""
+    make_console().print(Group(*renderables))  # console.print(a, b) would join Texts on a line
 
-    page_text(rendered)
+
+def print_stream(renderables: Iterable[RenderableType], *, page: bool) -> None:
+    """Print each renderable as it comes; with `page`, paged when taller than the terminal.
+
+    Once the output no longer fits, the pager starts and the rest is rendered into it as it reads.
+    """
+    console = make_console()
+    if not page:
+        for renderable in renderables:
+            console.print(renderable)
+        return
+    rendered = (_captured(console, r) for r in renderables)
+    held: list[str] = []
+    lines = 0
+    for chunk in rendered:
+        held.append(chunk)
+        lines += chunk.count("\n")
+        if lines >= console.height:
+            from zerda_cli.pager import page_chunks
+
+            page_chunks(itertools.chain(held, rendered))
+            return
+    console.file.write("".join(held))
+
+
+def _captured(console: Console, renderable: RenderableType) -> str:
+    with console.capture() as capture:
+        console.print(renderable)
+    return capture.get()
