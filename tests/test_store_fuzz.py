@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from zerda import Memory, Message, SessionStore, ZerdaError
+from zerda import CorruptSessionError, Memory, Message, SessionStore, ZerdaError
 
 EDITS = st.lists(
     st.tuples(
@@ -75,3 +75,12 @@ def test_damage_never_escapes_as_another_error(
         warnings.simplefilter("ignore")
         tail = SessionStore(home, lenient=True).get_memory("s", lastn=2).messages
     assert any(m.content == "after damage" for m in tail)
+
+
+@pytest.mark.parametrize("line", [b'{"type":"summary"}', b'{"type":"tokens"}'])
+def test_records_missing_their_substance_are_damage(store: SessionStore, line: bytes) -> None:
+    store.append_turn("s", "q", "a")
+    path = store.sessions_dir / "s.jsonl"
+    path.write_bytes(path.read_bytes() + line + b"\n")
+    with pytest.raises(CorruptSessionError):
+        store.get_summary("s")

@@ -50,10 +50,15 @@ _FIELDS: dict[str, tuple[tuple[str, type | tuple[type, ...]], ...]] = {
 }
 
 
+# Kinds whose every field above must be present: without them the record says nothing.
+_REQUIRED = frozenset({SUMMARY, TOKENS})
+
+
 def _check_shape(record: dict[str, Any]) -> None:
     """Refuse records whose fields have the wrong types (messages are checked by Message)."""
     for name, kind in _FIELDS.get(record["type"], ()):
-        if name in record and not isinstance(record[name], kind):
+        required = record["type"] in _REQUIRED
+        if (name in record or required) and not isinstance(record.get(name), kind):
             raise ValueError(f"bad {record['type']} record: field {name!r}")
     if record["type"] == HEADER:
         _check_header(record)
