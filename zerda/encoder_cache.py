@@ -16,18 +16,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from zerda.paths import env_dir
+
 MAGIC = b"zerda-encoding-cache-1\n"
 FIELDS = ("name", "pat_str", "mergeable_ranks", "special_tokens")
 
 
 def cache_dir() -> Path:
     """`$ZERDA_CACHE_DIR`, else platformdirs' user cache dir for zerda."""
-    env = os.environ.get("ZERDA_CACHE_DIR")
-    if env:
-        return Path(env).expanduser()
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("zerda"))
+    return env_dir("ZERDA_CACHE_DIR", "cache")
 
 
 def load_encoding(name: str) -> Any:

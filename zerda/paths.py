@@ -25,14 +25,22 @@ def validate_session_id(session_id: object) -> str:
     return session_id
 
 
-def default_home() -> Path:
-    """`$ZERDA_HOME`, else platformdirs' user data dir for zerda."""
-    env = os.environ.get("ZERDA_HOME")
-    if env:
-        return Path(env).expanduser()
+def platform_dir(kind: str) -> Path:
+    """platformdirs' user `kind` dir for zerda: "data", "cache", "config" or "state"."""
     import platformdirs
 
-    return Path(platformdirs.user_data_dir("zerda"))
+    return Path(getattr(platformdirs, f"user_{kind}_dir")("zerda"))
+
+
+def env_dir(variable: str, kind: str) -> Path:
+    """`$variable` if set, else `platform_dir(kind)`."""
+    value = os.environ.get(variable)
+    return Path(value).expanduser() if value else platform_dir(kind)
+
+
+def default_home() -> Path:
+    """`$ZERDA_HOME`, else platformdirs' user data dir for zerda."""
+    return env_dir("ZERDA_HOME", "data")
 
 
 def private_dir(path: Path) -> Path:

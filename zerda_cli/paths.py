@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-APP_NAME = "zerda"
+from zerda.paths import platform_dir
 
 
 def explicit_home(home: str | os.PathLike[str] | None = None) -> Path | None:
@@ -23,29 +23,15 @@ def explicit_home(home: str | os.PathLike[str] | None = None) -> Path | None:
 
 def resolve_home(home: str | os.PathLike[str] | None = None) -> Path:
     """The data home: `home`, `$ZERDA_HOME`, or platformdirs' user data dir for zerda."""
-    chosen = explicit_home(home)
-    if chosen is not None:
-        return chosen
-    import platformdirs
-
-    return Path(platformdirs.user_data_dir(APP_NAME))
+    return explicit_home(home) or platform_dir("data")
 
 
 def config_dir(home: str | os.PathLike[str] | None = None) -> Path:
     """Config files: the explicit home itself, else platformdirs' user config dir."""
-    chosen = explicit_home(home)
-    if chosen is not None:
-        return chosen
-    import platformdirs
-
-    return Path(platformdirs.user_config_dir(APP_NAME))
+    return explicit_home(home) or platform_dir("config")
 
 
 def state_dir(home: str | os.PathLike[str] | None = None) -> Path:
     """State (REPL history): `<explicit home>/state`, else platformdirs' user state dir."""
     chosen = explicit_home(home)
-    if chosen is not None:
-        return chosen / "state"
-    import platformdirs
-
-    return Path(platformdirs.user_state_dir(APP_NAME))
+    return chosen / "state" if chosen is not None else platform_dir("state")
