@@ -327,6 +327,17 @@ class SessionStore:
             found = next((r for r, _ in reader.backward() if r["type"] == SUMMARY), None)
         return str(found["content"]) if isinstance(found, dict) else None
 
+    def message_count(self, session_id: str) -> int:
+        """How many messages the session holds, without counting any tokens."""
+        tally = self._last_tally(session_id)
+        if tally is not None:
+            return tally.messages
+        return sum(
+            1
+            for record, _ in self._reader(self._existing(session_id)).forward()
+            if record["type"] == MESSAGE
+        )
+
     def session_stats(self, session_id: str) -> SessionStats:
         """Counts, tokens, characters, activity and file size.
 
