@@ -383,3 +383,24 @@ def test_version(zerda) -> None:
 def test_no_arguments_prints_help(zerda) -> None:
     result = zerda()
     assert result.code == 0 and "Usage: zerda" in result.out
+
+
+def test_chat_refuses_a_bad_session_id_as_a_usage_error(zerda, home: Path) -> None:
+    result = zerda("chat", "bad id")
+    assert result.code == 2
+    assert result.err.startswith("error: ") and result.err.count("\n") == 1
+    assert "'bad id' is not a session id" in result.err
+    assert not (home / "sessions").exists()
+
+
+def test_chat_errors_are_one_inert_line(
+    zerda, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = tmp_path / "conf\x1b]0;pwned\x07\n.toml"
+    config.write_text("chat = 1\n", encoding="utf-8")
+    monkeypatch.setenv("ZERDA_CONFIG", str(config))
+    result = zerda("chat")
+    assert result.code == 1
+    assert "\x1b" not in result.err and "\x07" not in result.err
+    assert result.err.count("\n") == 1 and "\\x1b]0;pwned\\x07" in result.err
+    assert "[chat] must be a table" in result.err

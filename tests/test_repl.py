@@ -261,3 +261,13 @@ def test_input_history_file_is_private_and_never_a_symlink(tmp_path: Path) -> No
     path.symlink_to(target)
     with pytest.raises(OSError):
         history_file(state)
+
+
+def test_a_stored_system_prompt_with_escape_sequences_is_shown_inert(
+    store: SessionStore,
+) -> None:
+    screen = Screen(store, [])
+    screen.type("/system \x1b[2J\x1b]0;pwned\x07\x9b31m")
+    output = screen.type("/system")
+    assert "\x1b" not in output and "\x9b" not in output and "\x07" not in output
+    assert "\\x1b]0;pwned\\x07\\x9b31m" in output

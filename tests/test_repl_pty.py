@@ -255,5 +255,5 @@ def test_bad_settings_are_one_line_errors(env: dict[str, str]) -> None:
     both = run(env, ["p4", "--continue"], "")
     assert (both.returncode, both.stderr.count("\n")) == (2, 1)
     bad_id = run(env, ["../etc", "--command", "cat"], "")
-    assert bad_id.returncode == 1
-    assert bad_id.stderr.startswith("error: invalid session id")
+    assert (bad_id.returncode, bad_id.stderr.count("\n")) == (2, 1)
+    assert "'../etc' is not a session id" in bad_id.stderr

@@ -27,6 +27,7 @@ from zerda_cli.chatoptions import (
     TimeoutOpt,
 )
 from zerda_cli.params import HomeOpt, open_store
+from zerda_cli.sanitize import one_line
 
 if TYPE_CHECKING:
     from zerda.store import SessionStore
@@ -40,18 +41,17 @@ def new_session_id() -> str:
 
 
 def _fail(message: str, code: int = 1) -> NoReturn:
-    typer.echo(f"error: {message}", err=True)
+    typer.echo(f"error: {one_line(message)}", err=True)
     raise typer.Exit(code)
 
 
 def _pick_session(home: Path | None, session: str | None, resume: bool) -> str:
-    """The session to open: the one named, the most recently active one, or a new one."""
-    from zerda.paths import validate_session_id
-
+    """The session to open: the one named (checked by its argument's callback), the most
+    recently active one, or a new one."""
     if session and resume:
         _fail("give a SESSION or --continue, not both", 2)
     if session:
-        return validate_session_id(session)
+        return session
     if resume:
         recent = open_store(home).list_sessions()
         if not recent:

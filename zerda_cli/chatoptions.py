@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from zerda_cli.params import complete_session
+from zerda_cli.params import check_optional_session, complete_session
 
 ChatSessionArg = Annotated[
     str | None,
@@ -14,6 +14,7 @@ ChatSessionArg = Annotated[
         metavar="SESSION",
         help="Session to chat in (a new id is made and printed when omitted).",
         autocompletion=complete_session,
+        callback=check_optional_session,
         show_default=False,
     ),
 ]

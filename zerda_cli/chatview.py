@@ -34,8 +34,11 @@ class ChatView:
         self.console = console
 
     def note(self, text: str) -> None:
-        """A dim line about what happened (not part of the conversation)."""
-        self.console.print(Text(text, style="dim"), soft_wrap=True)
+        """A dim line about what happened (not part of the conversation).
+
+        Notes quote stored text (the system prompt, a removed turn), so it is made inert.
+        """
+        self.console.print(safe_text(text, style="dim"), soft_wrap=True)
 
     def error(self, text: str) -> None:
         """A one-line error; the REPL goes on."""
@@ -48,8 +51,8 @@ class ChatView:
             Text.assemble(
                 ("zerda chat", "bold"),
                 f" · {state} ",
-                (session_id, "bold"),
-                f" · backend {backend} · memory {memory}",
+                safe_text(session_id, style="bold"),
+                f" · backend {one_line(backend)} · memory {one_line(memory)}",
             )
         )
         self.note("Enter sends · Alt-Enter (or Esc Enter) adds a line · /help · Ctrl-D leaves")
@@ -97,7 +100,7 @@ class ChatView:
         self.note(f"{title}: {len(messages)} message{'s' * (len(messages) != 1)}, {tokens} tokens")
         for message in messages:
             style = ROLE_STYLES.get(message["role"], "bold")
-            self.console.print(Text(message["role"], style=style))
+            self.console.print(safe_text(message["role"], style=style))
             self.console.print(Padding(safe_text(message["content"]), (0, 0, 0, 2)))
 
     def stats(self, stats: SessionStats | None, rows: list[tuple[str, str]]) -> None:
