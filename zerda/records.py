@@ -30,6 +30,17 @@ def dumps(record: dict[str, Any]) -> bytes:
     return json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
 
 
+def check_storable(records: list[dict[str, Any]]) -> None:
+    """Raise InvalidMessageError for a record that cannot be written as UTF-8 JSON
+    (text with lone surrogates, metadata that is not JSON), before any file is touched."""
+    for record in records:
+        try:
+            dumps(record)
+        except (TypeError, ValueError) as exc:
+            kind = record.get("type", "record")
+            raise InvalidMessageError(f"cannot store this {kind}: {exc}") from None
+
+
 def loads(line: bytes) -> dict[str, Any]:
     """Decode one line; raise ValueError with a short reason when it is not a record."""
     try:
@@ -69,6 +80,8 @@ def _check_shape(record: dict[str, Any]) -> None:
 
 
 def _check_header(record: dict[str, Any]) -> None:
+    if not isinstance(record.get("id"), str):
+        raise ValueError("bad session record: field 'id'")
     version = record.get("version")
     if type(version) is not int or not 1 <= version <= FORMAT_VERSION:
         raise ValueError(f"unsupported session file version {version!r}")

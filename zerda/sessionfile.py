@@ -183,9 +183,12 @@ class SessionFile:
 
     def _remove_stale_temps(self) -> None:
         """Under the lock, any temp file of this session is from a rewrite that died."""
-        for stale in self.path.parent.glob(f".{self.path.name}.*.tmp"):
-            with suppress(OSError):
-                stale.unlink()
+        prefix = f".{self.path.name}."
+        for stale in self.path.parent.glob(f"{prefix}*.tmp"):
+            # Only `.<name>.<pid>.tmp`: session `a.jsonl.x` has temps that also match the glob.
+            if stale.name[len(prefix) : -len(".tmp")].isdigit():
+                with suppress(OSError):
+                    stale.unlink()
 
     def remove(self) -> None:
         """Delete the session file and its lock file (waiters notice, see `_acquire`)."""

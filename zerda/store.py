@@ -23,6 +23,7 @@ from zerda.records import (
     SUMMARY_AT,
     TOKENS,
     UPDATE,
+    check_storable,
     header_record,
     loads,
     pointers_of,
@@ -95,8 +96,9 @@ class SessionStore:
         self, session_id: str, records: list[dict[str, Any]], session: Session | None = None
     ) -> None:
         """Append `records` in one locked write; a new file gets its header first."""
-        file = self._writable(session_id)
         header = header_record(session or Session(id=session_id), self.encoding)
+        check_storable([header, *records])
+        file = self._writable(session_id)
 
         def render_after(size: int, last_line: bytes | None) -> bytes:
             if last_line is None:
@@ -123,11 +125,11 @@ class SessionStore:
         session = Session(
             id=session_id, user_id=user_id, metadata=metadata or {}, created_at=utc_now()
         )
-        if not self.exists(session_id):
-            self._append(session_id, [], session)
-            return self.get_session(session_id)
-        file = self._file(session_id)
-        with file.locked():
+        file = self._writable(session_id)
+        with file.locked():  # checked under the lock: two creators never both write a header
+            if not file.exists():
+                self._append(session_id, [], session)
+                return self.get_session(session_id)
             # Each update holds the full facts, so the latest one alone describes the session.
             current = self.get_session(session_id)
             update = {
@@ -145,7 +147,7 @@ class SessionStore:
         written before that pointer are scanned.
         """
         reader = self._reader(self._existing(session_id))
-        header = next((r for r, _ in reader.forward() if r["type"] == HEADER), None)
+        header = reader.record_at(0, HEADER)
         if header is None:
             header = header_record(Session(id=session_id), self.encoding)
         latest = self._latest(reader, SESSION_AT, UPDATE)
@@ -253,6 +255,10 @@ class SessionStore:
                 counts = {m.uuid: count_tokens(m.content, self.encoding) for m in todo}
                 if counts:
                     self._append(session_id, [{"type": TOKENS, "counts": counts}])
+        return self._counted(messages)
+
+    def _counted(self, messages: list[Message]) -> list[Message]:
+        """The messages with their token counts, counted here (nothing is written)."""
         return [replace(m, token_count=count_tokens(m.content, self.encoding)) for m in messages]
 
     def _pending(self, session_id: str) -> list[Message] | None:
@@ -384,7 +390,8 @@ class SessionStore:
         file = self._existing(session_id)
         with file.locked():
             session = self.get_session(session_id)
-            messages = list(self.iter_messages(session_id))
+            # Counts still missing are counted in memory: the rewrite stores them anyway.
+            messages = list(with_token_counts(self._reader(file).forward(), self._counted))
             summary = self.get_summary(session_id) if keep_summary else None
             kept = messages[: keep(messages)]
             records = [header_record(session, self.encoding)]

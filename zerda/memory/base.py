@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import threading
 import time
 from typing import TYPE_CHECKING, Any
@@ -178,8 +177,12 @@ class BaseMemory:
 
     async def asave_context(self, inputs: dict[str, Any], outputs: dict[str, Any]) -> None:
         """`save_context` in a worker thread."""
+        import asyncio  # here, not at the top: most callers never need the event loop
+
         await asyncio.to_thread(self.save_context, inputs, outputs)
 
     async def aload_memory_variables(self, inputs: dict[str, Any]) -> dict[str, Any]:
         """`load_memory_variables` in a worker thread."""
+        import asyncio
+
         return await asyncio.to_thread(self.load_memory_variables, inputs)
