@@ -16,6 +16,7 @@ from zerda.memory import (
     ConversationBufferWindowMemory,
     ConversationTokenBufferMemory,
 )
+from zerda.tokens import TokenCounter
 from zerda_cli.__main__ import main
 
 TURNS = [
@@ -404,3 +405,39 @@ def test_chat_errors_are_one_inert_line(
     assert "\x1b" not in result.err and "\x07" not in result.err
     assert result.err.count("\n") == 1 and "\\x1b]0;pwned\\x07" in result.err
     assert "[chat] must be a table" in result.err
+
+
+@pytest.mark.parametrize(
+    ("args", "source"),
+    [
+        (("add", "s", "t", "caf\udce9"), "argument 2 is not valid UTF-8 (byte 0xe9 at offset 3)"),
+        (("add", "s", "--role", "user", "\udcff"), "argument 1 is not valid UTF-8 (byte 0xff"),
+        (("add", "s", "t", "b", "--meta", "k=\udcff"), "--meta is not valid UTF-8 (byte 0xff at"),
+    ],
+)
+def test_arguments_that_are_not_utf8_write_nothing(
+    zerda, store: SessionStore, home: Path, args, source
+) -> None:
+    result = zerda(*args)
+    assert result.code == 1
+    assert result.err.startswith(f"error: {source}")
+    assert result.err.endswith("; nothing was written\n") and result.err.count("\n") == 1
+    assert not store.exists("s") and not (home / "sessions").exists()
+
+
+def test_clear_and_delete_count_messages_without_counting_tokens(
+    zerda, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    imported = SessionStore(home, fsync=False, count_on_write=False)
+    for n in range(3):
+        imported.append_turn("big", f"q{n}", f"a{n}")
+
+    def no_counting(*args: object) -> None:
+        raise AssertionError("tokens were counted")
+
+    monkeypatch.setattr(TokenCounter, "count", no_counting)
+    for command in ("clear", "delete"):  # refused (no terminal) once the count is known
+        refused = zerda(command, "big")
+        assert refused.code == 1 and "pass --yes" in refused.err
+    assert zerda("delete", "big", "--yes").code == 0
+    assert not imported.exists("big")

@@ -188,7 +188,7 @@ def context(
 def clear(session: SessionArg, yes: YesOpt = False, home: HomeOpt = None) -> None:
     """Remove every message of a session (the session and its metadata stay)."""
     store = open_store(home)
-    count = store.session_stats(session).messages
+    count = store.message_count(session)
     confirm(f"Remove all {count} messages of session {session}?", yes)
     store.clear(session)
     render.note(f"cleared session {session}: {count} messages removed")
@@ -198,7 +198,7 @@ def clear(session: SessionArg, yes: YesOpt = False, home: HomeOpt = None) -> Non
 def delete(session: SessionArg, yes: YesOpt = False, home: HomeOpt = None) -> None:
     """Delete a session and its file."""
     store = open_store(home)
-    count = store.session_stats(session).messages
+    count = store.message_count(session)
     confirm(f"Delete session {session} and its {count} messages?", yes)
     store.delete_session(session)
     render.note(f"deleted session {session}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -21,6 +22,16 @@ def decode(data: bytes, source: str) -> str:
         raise InputError(
             f"{source} is not valid UTF-8 (byte 0x{bad} at offset {exc.start}); nothing was written"
         ) from None
+
+
+def argument(text: str, source: str) -> str:
+    """A command-line argument as strict UTF-8: bytes the OS could not decode (kept by
+    Python as surrogate escapes) become the InputError that `decode` raises."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return decode(os.fsencode(text), source)
+    return text
 
 
 def read_stdin() -> str:
@@ -43,5 +54,8 @@ def read_source(source: str) -> str:
 
 
 def resolve_texts(texts: list[str]) -> list[str]:
-    """Replace a `-` among `texts` with stdin (callers allow at most one)."""
-    return [read_stdin() if t == "-" else t for t in texts]
+    """Replace a `-` among `texts` with stdin (callers allow at most one); check the rest."""
+    return [
+        read_stdin() if t == "-" else argument(t, f"argument {n}")
+        for n, t in enumerate(texts, start=1)
+    ]

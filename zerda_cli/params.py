@@ -13,6 +13,7 @@ from typer._click.exceptions import UsageError
 from zerda.errors import ZerdaError
 from zerda.paths import SESSION_ID
 from zerda.store import SessionStore
+from zerda_cli.inputs import argument
 from zerda_cli.paths import resolve_home
 
 
@@ -84,7 +85,7 @@ def parse_meta(pairs: list[str]) -> dict[str, Any]:
     """`KEY=VALUE` strings as a dict (later keys win); a usage error for anything else."""
     meta: dict[str, Any] = {}
     for pair in pairs:
-        key, sep, value = pair.partition("=")
+        key, sep, value = argument(pair, "--meta").partition("=")
         if not sep or not key.strip():
             raise typer.BadParameter(f"expected KEY=VALUE, got {pair!r}", param_hint="--meta")
         meta[key.strip()] = value
