@@ -59,6 +59,7 @@ class SessionFile:
         with held.mutex:
             if held.depth == 0:
                 held.fd = self._acquire()
+                self._undo_unfinished_write(held.fd)
             held.depth += 1
             try:
                 yield
@@ -88,11 +89,43 @@ class SessionFile:
         None and `size` 0). A torn last line left by a crash is cut off first, with a
         warning. On any failure the file is truncated back to its old size.
         """
+        journal = _held_lock(self.lock_path).fd
         fd = _open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND)
         try:
             size = self._repair_tail(fd, os.fstat(fd).st_size)
             last = self._last_line(fd, size) if size else None
-            self._write_all(fd, render(size, last), size)
+            data = render(size, last)
+            os.pwrite(journal, b"%20d\n" % size, 0)  # where this write starts, until it is done
+            self._write_all(fd, data, size)
+            os.ftruncate(journal, 0)
+        finally:
+            os.close(fd)
+
+    def _undo_unfinished_write(self, journal: int) -> None:
+        """Cut off a write whose process died in it, whole: never half a turn.
+
+        `append` notes in the lock file where each write starts and clears the note
+        when the write is done, so a note found on taking the lock marks one that
+        never finished (a crash can split a write of several lines at any byte).
+        """
+        note = os.pread(journal, 32, 0)
+        if not note:
+            return
+        os.ftruncate(journal, 0)
+        start = int(note) if note.strip().isdigit() else None
+        if start is None or not os.path.lexists(self.path):
+            return
+        fd = _open(self.path, os.O_RDWR)
+        try:
+            size = os.fstat(fd).st_size
+            if size > start:
+                os.ftruncate(fd, start)
+                warnings.warn(
+                    f"{self.path}: removed an unfinished write ({size - start} bytes) "
+                    "left by a process that died in it",
+                    ZerdaWarning,
+                    stacklevel=5,
+                )
         finally:
             os.close(fd)
 
