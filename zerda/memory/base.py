@@ -6,13 +6,22 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any
 
+from zerda.messages import Memory, Message
 from zerda.tokens import DEFAULT_ENCODING, count_tokens
 
 if TYPE_CHECKING:
-    from zerda.messages import Message
     from zerda.store import SessionStore
 
 Turn = dict[str, Any]
+
+
+MISSING = "zerda.missing"  # metadata flag: this side of the turn was saved as None
+
+
+def _stored_side(role: str, value: Any) -> Message:
+    if value is None:
+        return Message(role, "", {MISSING: True})
+    return Message(role, turn_text(value))
 
 
 def turn_text(value: Any) -> str:
@@ -97,15 +106,22 @@ class BaseMemory:
             if self.store is None or self.session_id is None:
                 return
             try:
-                self.last_stored_turn = self.store.append_turn(
-                    self.session_id,
-                    turn_text(turn["input"]),
-                    turn_text(turn["output"]),
-                    summary=summary,
-                )
+                self._persist(self.store, self.session_id, turn, summary)
             except BaseException:
                 self._forget_save(dropped, state)
                 raise
+
+    def _persist(
+        self, store: SessionStore, session_id: str, turn: Turn, summary: str | None
+    ) -> None:
+        """Write the turn (and a new summary) in one write.
+
+        A side saved as None is stored as an empty message marked `MISSING`, so a
+        restored memory holds None there too.
+        """
+        pair = [_stored_side("user", turn["input"]), _stored_side("assistant", turn["output"])]
+        user, assistant = store.add_memory(session_id, Memory(messages=pair, summary=summary))
+        self.last_stored_turn = (user, assistant)
 
     def _derived_state(self) -> Any:
         """What `_absorb` may change, kept to undo a save whose write failed."""

@@ -4,12 +4,19 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from zerda.memory.base import Turn
+from zerda.memory.base import MISSING, Turn
 from zerda.messages import Message
 
 
 def _timestamp(message: Message) -> float:
     return message.created_at.timestamp() if message.created_at else 0.0
+
+
+def _value(message: Message | None) -> str | None:
+    """The turn's side: None when absent, or when it was saved as None (marked MISSING)."""
+    if message is None or message.metadata.get(MISSING):
+        return None
+    return message.content
 
 
 def turns_from_messages(messages: Iterable[Message]) -> list[Turn]:
@@ -25,21 +32,21 @@ def turns_from_messages(messages: Iterable[Message]) -> list[Turn]:
         if message.role == "user":
             if pending is not None:
                 turns.append(
-                    {"input": pending.content, "output": None, "timestamp": _timestamp(pending)}
+                    {"input": _value(pending), "output": None, "timestamp": _timestamp(pending)}
                 )
             pending = message
         elif message.role == "assistant":
             source = pending or message
             turns.append(
                 {
-                    "input": pending.content if pending else None,
-                    "output": message.content,
+                    "input": _value(pending),
+                    "output": _value(message),
                     "timestamp": _timestamp(source),
                 }
             )
             pending = None
     if pending is not None:
-        turns.append({"input": pending.content, "output": None, "timestamp": _timestamp(pending)})
+        turns.append({"input": _value(pending), "output": None, "timestamp": _timestamp(pending)})
     return turns
 
 
