@@ -172,9 +172,25 @@ def test_openai_timeouts_before_and_during_the_reply() -> None:
             list(pieces)
 
 
-def test_openai_refuses_a_bad_base_url() -> None:
+@pytest.mark.parametrize("url", ["localhost:8080", "http://[::1/v1", "http://host:port/v1"])
+def test_openai_refuses_a_bad_base_url(url: str) -> None:
     with pytest.raises(BackendError, match="bad --base-url"):
-        OpenAIBackend("localhost:8080", "m", None)
+        OpenAIBackend(url, "m", None)
+
+
+@pytest.mark.parametrize(
+    "url", ["http://u:sk-SECRET@127.0.0.1:9/v1", "https://sk-SECRET@[::1/v1", "http://u@h"]
+)
+def test_openai_refuses_credentials_in_the_base_url_without_repeating_them(url: str) -> None:
+    with pytest.raises(BackendError, match="ZERDA_API_KEY or OPENAI_API_KEY") as refused:
+        OpenAIBackend(url, "m", None)
+    assert "SECRET" not in str(refused.value) and "u@" not in str(refused.value)
+
+
+def test_openai_errors_name_the_host_and_port_only() -> None:
+    assert OpenAIBackend("http://127.0.0.1:8080/v1", "m", None).host == "127.0.0.1:8080"
+    assert OpenAIBackend("https://[::1]:9/v1/", "m", None).host == "[::1]:9"
+    assert OpenAIBackend("https://Example.COM/v1", "m", None).host == "example.com"
 
 
 # -- config -------------------------------------------------------------------------------

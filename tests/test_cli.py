@@ -18,6 +18,7 @@ from zerda.memory import (
 )
 from zerda.tokens import TokenCounter
 from zerda_cli.__main__ import main
+from zerda_cli.formats import match_parts
 
 TURNS = [
     ("What is the capital of France?", "Paris."),
@@ -441,3 +442,15 @@ def test_clear_and_delete_count_messages_without_counting_tokens(
         assert refused.code == 1 and "pass --yes" in refused.err
     assert zerda("delete", "big", "--yes").code == 0
     assert not imported.exists("big")
+
+
+@pytest.mark.parametrize(
+    ("content", "query", "parts"),
+    [
+        ("İİİİ then recursion here", "recursion", ("İİİİ then ", "recursion", " here")),
+        ("a RECURSION b", "recursion", ("a ", "RECURSION", " b")),
+        ("the Straße sign", "STRASSE", ("", "", "the Straße sign")),
+    ],
+)
+def test_search_highlights_the_match_in_the_original_text(content, query, parts) -> None:
+    assert match_parts(content, query) == parts

@@ -196,6 +196,26 @@ def _stop(proc: subprocess.Popen[bytes], threads: list[threading.Thread]) -> Non
         proc.stdout.close()
 
 
+def _host(base_url: str) -> str:
+    """`host[:port]` of an http(s) base URL, for messages; a URL holding credentials is
+    refused without being repeated, since every error would show it."""
+    authority = base_url.partition("://")[2].partition("/")[0]
+    if "@" in authority:
+        raise BackendError(
+            "--base-url holds a user or key before '@': "
+            "put the key in ZERDA_API_KEY or OPENAI_API_KEY instead"
+        )
+    try:
+        parsed = urllib.parse.urlsplit(base_url)
+        scheme, host, port = parsed.scheme, parsed.hostname, parsed.port
+    except ValueError:  # a bad IPv6 literal or port
+        scheme, host, port = "", None, None
+    if scheme not in ("http", "https") or not host:
+        raise BackendError(f"bad --base-url {base_url!r}: use http(s)://host[:port]/v1")
+    shown = f"[{host}]" if ":" in host else host
+    return shown if port is None else f"{shown}:{port}"
+
+
 class OpenAIBackend:
     """An OpenAI-compatible `/chat/completions` endpoint, streamed (server-sent events).
 
@@ -208,11 +228,8 @@ class OpenAIBackend:
     def __init__(
         self, base_url: str, model: str, api_key: str | None, timeout: float = 60.0
     ) -> None:
-        parsed = urllib.parse.urlsplit(base_url)
-        if parsed.scheme not in ("http", "https") or not parsed.netloc:
-            raise BackendError(f"bad --base-url {base_url!r}: use http(s)://host[:port]/v1")
         self.url = base_url.rstrip("/") + "/chat/completions"
-        self.host = parsed.netloc
+        self.host = _host(base_url)
         self.model = model
         self._key = api_key
         self.timeout = timeout

@@ -6,6 +6,7 @@ JSON escapes. Human formats (text, Markdown) neutralise them. None uses colour.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -143,12 +144,13 @@ def match_parts(content: str, query: str, radius: int = 40) -> tuple[str, str, s
     Each part is one line (whitespace as spaces) and neutralised; before and after
     are cut to about `radius` characters with an ellipsis.
     """
-    start = content.casefold().find(query.casefold())
-    if start < 0 or len(content.casefold()) != len(content):
-        start = content.lower().find(query.lower())
-    if start < 0:
+    # Offsets come from the original text: casefold() and lower() can change its length
+    # ('İ' lowers to two characters). A match only casefolding finds ('ß' for 'ss') has no
+    # span in the original, so it is shown without a highlight.
+    found = re.search(re.escape(query), content, re.IGNORECASE)
+    if found is None:
         return "", "", _flat(content[: radius * 2]) + ("…" if len(content) > radius * 2 else "")
-    end = start + len(query)
+    start, end = found.span()
     before = content[max(0, start - radius) : start]
     after = content[end : end + radius]
     return (
