@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import subprocess
 import sys
 import warnings
 from pathlib import Path
@@ -454,3 +455,35 @@ def test_clear_and_delete_count_messages_without_counting_tokens(
 )
 def test_search_highlights_the_match_in_the_original_text(content, query, parts) -> None:
     assert match_parts(content, query) == parts
+
+
+def test_commands_load_secrets_only_when_a_chat_session_id_is_made() -> None:
+    code = (
+        "import sys, zerda_cli.app\n"
+        "from zerda_cli.chat import new_session_id\n"
+        "before = 'secrets' in sys.modules\n"
+        "new_session_id()\n"
+        "print(before, 'secrets' in sys.modules)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert (result.returncode, result.stdout) == (0, "False True\n"), result.stderr
+
+
+@pytest.mark.parametrize(
+    "args", [("show", "s", "--format", "text"), ("export", "s"), ("search", "word")]
+)
+def test_a_reader_that_stops_early_is_no_error(
+    home: Path, store: SessionStore, args: tuple[str, ...]
+) -> None:
+    for n in range(60):  # well past a pipe's buffer, so zerda is still writing
+        store.append_turn("s", f"word {n} " + "q" * 2000, "a" * 2000)
+    with subprocess.Popen(
+        [sys.executable, "-m", "zerda_cli", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+    ) as proc:
+        assert proc.stdout is not None and proc.stderr is not None
+        assert proc.stdout.readline()
+        proc.stdout.close()
+        assert (proc.wait(), proc.stderr.read()) == (0, b"")

@@ -1,11 +1,12 @@
 """Entry point of `zerda` (and `python -m zerda_cli`): every failure becomes one line on stderr.
 
-Exit codes: 0 success, 1 error, 2 usage, 130 interrupted. Set ZERDA_DEBUG=1 to
-get the traceback of an unexpected error.
+Exit codes: 0 success (also when stdout's reader stops early), 1 error, 2 usage,
+130 interrupted. Set ZERDA_DEBUG=1 to get the traceback of an unexpected error.
 """
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import sys
@@ -42,6 +43,17 @@ def _os_message(exc: OSError) -> str:
     return str(exc.strerror or exc)
 
 
+class ClosedPipe(Exception):
+    """Whoever read stdout stopped (`zerda show s | head -1`): nothing went wrong."""
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at the null device, so flushing it at exit cannot fail again."""
+    # A stdout without a descriptor (captured by a caller) has nothing to redirect.
+    with contextlib.suppress(OSError, ValueError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
 def _run(argv: list[str] | None) -> Any:
     from typer.main import get_command
 
@@ -50,6 +62,16 @@ def _run(argv: list[str] | None) -> Any:
 
     command = get_command(app)
     coercion.install(command)
+    invoke = command.invoke
+
+    def invoke_noting_a_closed_pipe(ctx: Any) -> Any:
+        # Typer turns a broken pipe into exit status 1; it is no failure of zerda's.
+        try:
+            return invoke(ctx)
+        except BrokenPipeError:
+            raise ClosedPipe from None
+
+    command.invoke = invoke_noting_a_closed_pipe  # type: ignore[method-assign]
     if os.environ.get(COMPLETE_VAR):
         # Typer registers its bash/zsh/fish scripts only for its own --install-completion.
         from typer._completion_classes import completion_init
@@ -86,6 +108,9 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
+    except ClosedPipe:
+        _quiet_stdout()
+        return 0
     except ZerdaError as exc:
         _fail(str(exc))
         return 1

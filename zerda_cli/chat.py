@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import secrets
 import sys
 import time
 from pathlib import Path
@@ -37,6 +36,8 @@ if TYPE_CHECKING:
 
 def new_session_id() -> str:
     """A fresh, sortable session id: `chat-YYYYMMDD-HHMMSS-xxxx`."""
+    import secrets  # here, not at the top: every command imports this module
+
     return f"chat-{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(2)}"
 
 
