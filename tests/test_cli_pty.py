@@ -81,3 +81,9 @@ def test_long_transcripts_go_through_the_pager(store: SessionStore, home: Path) 
     assert b"PAGED-BY-TEST" not in unpaged and b"answer 29" in unpaged
     store.append_turn("short", "q", "a")
     assert b"PAGED-BY-TEST" not in output_of(spawn(home, "show", "short", ZERDA_PAGER=pager))
+
+
+def test_a_search_without_hits_says_so_once(store: SessionStore, home: Path) -> None:
+    store.append_turn("s", "hello", "world")
+    screen = SGR.sub(b"", output_of(spawn(home, "search", "absent"))).decode()
+    assert screen.strip() == "no messages match 'absent'"

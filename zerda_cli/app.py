@@ -272,8 +272,6 @@ def search(
         raise usage_error("the query is empty")
     hits = list(open_store(home).search(query, session))
     render.search(hits, query, as_json)
-    if not hits and not as_json:
-        render.note(f"no messages match {query!r}")
 
 
 @app.command()

@@ -10,8 +10,6 @@ if TYPE_CHECKING:
     from zerda.memory.base import BaseMemory
     from zerda.store import SessionStore
 
-MEMORY_KINDS = ("buffer", "window", "token", "summary", "summary-buffer")
-
 
 def load_memory(
     store: SessionStore, session_id: str, kind: str, *, k: int, max_tokens: int

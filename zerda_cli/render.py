@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterable, Iterator
-from typing import IO, TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any
 
 from zerda.messages import Message, Session
 from zerda.stats import SessionStats
@@ -19,19 +19,16 @@ from zerda_cli.sanitize import neutralize, to_json
 if TYPE_CHECKING:  # the memory classes pull in asyncio; `zerda add` never needs them
     from zerda.memory.base import BaseMemory
 
-DOCUMENT_FORMATS = ("text", "markdown", "json", "jsonl", "openai")
-
 
 def on_terminal() -> bool:
     """True when stdout is a terminal that can take Rich output."""
     return sys.stdout.isatty() and os.environ.get("TERM") != "dumb"
 
 
-def write_lines(lines: Iterable[str], stream: IO[str] | None = None) -> None:
-    """Write text chunks to `stream` (stdout by default)."""
-    out = stream or sys.stdout
+def write_lines(lines: Iterable[str]) -> None:
+    """Write text chunks to stdout."""
     for line in lines:
-        out.write(line)
+        sys.stdout.write(line)
 
 
 def write_json(data: Any) -> None:
@@ -42,7 +39,8 @@ def write_json(data: Any) -> None:
 def document(
     fmt: str, session: Session, summary: str | None, messages: Iterable[Message]
 ) -> Iterator[str]:
-    """A session in one of DOCUMENT_FORMATS, as text chunks made as `messages` are read."""
+    """A session as json, openai, jsonl, markdown or (any other `fmt`) text, in chunks
+    made as `messages` are read."""
     if fmt == "json":
         return formats.json_document(session, summary, messages)
     if fmt == "openai":
@@ -116,6 +114,8 @@ def search(hits: list[tuple[str, Message]], query: str, as_json: bool) -> None:
     """`zerda search`: each matching message with its session, time and role."""
     if as_json:
         write_json([{"session_id": sid, **m.to_dict()} for sid, m in hits])
+    elif not hits:
+        note(f"no messages match {query!r}")
     elif on_terminal():
         from zerda_cli import richrender
 

@@ -7,6 +7,8 @@ from collections.abc import Callable, Iterable, Iterator
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 
+from zerda_cli.config import MEMORY_KINDS
+
 # name -> (usage, what it does); the order is the order /help shows.
 COMMANDS: dict[str, tuple[str, str]] = {
     "help": ("/help", "this list"),
@@ -25,7 +27,6 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "exit": ("/exit", "leave (also /quit, Ctrl-D)"),
 }
 ALIASES = {"quit": "exit", "q": "exit", "h": "help", "?": "help"}
-MEMORY_CHOICES = ("buffer", "window", "token", "summary")
 
 
 def is_command(line: str) -> bool:
@@ -65,7 +66,7 @@ class SlashCompleter(Completer):
         if " " in rest:
             return
         if head == "memory":
-            choices: Iterable[str] = MEMORY_CHOICES
+            choices: Iterable[str] = MEMORY_KINDS
         elif head == "session":
             choices = self.session_ids()
         else:
