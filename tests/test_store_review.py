@@ -59,3 +59,19 @@ def test_a_rewrite_leaves_other_sessions_temp_files_alone(store: SessionStore) -
     store.compact("a")
     assert theirs.exists()
     assert not stale.exists()
+
+
+def test_clear_counts_no_tokens(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    lazy = SessionStore(home, fsync=False, count_on_write=False)
+    for n in range(20):
+        lazy.append_turn("s", f"question {n}", f"answer {n}")
+    lazy.create_session("s", user_id="ada")
+
+    def no_counting(*args: object) -> int:
+        raise AssertionError("clear counted tokens of messages it throws away")
+
+    monkeypatch.setattr("zerda.store.count_tokens", no_counting)
+    store = SessionStore(home, fsync=False)
+    store.clear("s")
+    assert store.message_count("s") == 0
+    assert store.get_session("s").user_id == "ada"

@@ -403,7 +403,13 @@ class SessionStore:
 
     def clear(self, session_id: str) -> None:
         """Empty the session (messages and summary); the session and its metadata stay."""
-        self._rewrite(session_id, keep=lambda messages: 0, keep_summary=False)
+        file = self._existing(session_id)
+        with file.locked():
+            session = self.get_session(session_id)
+            for _ in self._reader(file).forward():
+                pass  # read through, counting nothing: a damaged file is reported, not replaced
+            header = header_record(session, self.encoding)
+            file.rewrite(render([header], 0, NO_POINTERS, Tally()))
 
     def compact(self, session_id: str) -> None:
         """Fold updates, token records and old summaries into a fresh file."""
