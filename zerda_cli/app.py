@@ -255,7 +255,9 @@ def import_(
     from zerda_cli.importing import parse_import
 
     messages = parse_import(read_source(source), "stdin" if source == "-" else source)
-    store = open_store(home, count_on_write=False)
+    # Counted now: loading the encoder is small beside a bulk import, and counts left for
+    # the first reader sit in a record at the end, which streaming readers wait for.
+    store = open_store(home)
     stored = store.add_memory(session, Memory(messages=messages))
     render.note(f"imported {len(stored)} messages into session {session}")
 
