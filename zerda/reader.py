@@ -60,13 +60,9 @@ class RecordReader:
         for offset, line in self.file.lines_reversed():
             if not line.strip():
                 continue
-            try:
-                record = loads(line)
-                message = message_from(record) if record["type"] == MESSAGE else None
-            except ValueError as exc:
-                self._bad(self.file.line_number_at(offset), str(exc))
-                continue
-            yield record, message
+            decoded = self.decode(line, functools.partial(self.file.line_number_at, offset))
+            if decoded is not None:
+                yield decoded
 
     def record_at(self, offset: int, kind: str) -> Record | None:
         """The record of `kind` starting at `offset`, or the latest one found scanning back.

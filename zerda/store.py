@@ -26,6 +26,7 @@ from zerda.records import (
     check_storable,
     header_record,
     loads,
+    message_record,
     pointers_of,
     render,
     session_from,
@@ -206,7 +207,7 @@ class SessionStore:
     def add_memory(self, session_id: str, memory: Memory) -> list[Message]:
         """Append the messages in one write (created on first write); returns them stored."""
         stored = [self._stamp(m) for m in memory.messages]
-        records: list[dict[str, Any]] = [{"type": MESSAGE, **m.to_dict()} for m in stored]
+        records: list[dict[str, Any]] = [message_record(m) for m in stored]
         if memory.summary is not None:
             records.append(summary_record(memory.summary))
         self._append(session_id, records)
@@ -239,23 +240,26 @@ class SessionStore:
     # -- reading messages ----------------------------------------------------------
 
     def _fill_counts(self, session_id: str, messages: list[Message]) -> list[Message]:
-        """Count messages stored without a count, and record the counts for next time.
+        """Count messages stored without a count, and record the counts for next time."""
+        if messages:
+            self._record_counts(session_id, messages)
+        return self._counted(messages)
 
-        Under the lock, only counts no `tokens` record holds yet are written, so
-        readers racing to fill the same messages never count them twice.
+    def _record_counts(self, session_id: str, fallback: list[Message]) -> None:
+        """Append the counts of the messages the tally says are pending (else of `fallback`).
+
+        Decided under the lock, so readers racing to fill the same messages never
+        count them twice.
         """
-        if not messages:
-            return messages
         file = self._file(session_id)
         # A read-only store still answers; the counts are then recomputed next time.
         with suppress(OSError, StoreError), file.locked():
             if file.exists():  # never resurrect a session deleted while we read it
                 pending = self._pending(session_id)
-                todo = messages if pending is None else pending
+                todo = fallback if pending is None else pending
                 counts = {m.uuid: count_tokens(m.content, self.encoding) for m in todo}
                 if counts:
                     self._append(session_id, [{"type": TOKENS, "counts": counts}])
-        return self._counted(messages)
 
     def _counted(self, messages: list[Message]) -> list[Message]:
         """The messages with their token counts, counted here (nothing is written)."""
@@ -353,7 +357,7 @@ class SessionStore:
         file = self._existing(session_id)
         tally = self._last_tally(session_id)
         if tally is not None and tally.pending:
-            self._fill_counts(session_id, self._pending(session_id) or [])
+            self._record_counts(session_id, [])
             tally = self._last_tally(session_id)
         if tally is not None and not tally.pending:
             stats = stats_from_tally(session_id, tally)
@@ -395,7 +399,7 @@ class SessionStore:
             summary = self.get_summary(session_id) if keep_summary else None
             kept = messages[: keep(messages)]
             records = [header_record(session, self.encoding)]
-            records += [{"type": MESSAGE, **m.to_dict()} for m in [*kept, *added]]
+            records += [message_record(m) for m in [*kept, *added]]
             if summary is not None:
                 records.append(summary_record(summary))
             file.rewrite(render(records, 0, NO_POINTERS, Tally()))

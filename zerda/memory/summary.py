@@ -44,12 +44,22 @@ class _SummaryMixin(BaseMemory):
             parts = [self._summary_line(), self._format_messages_as_text()]
             return {self.memory_key: "\n".join(p for p in parts if p)}
 
-    def context_messages(self) -> list[dict[str, str]]:
-        """The summary as a system message, then the verbatim turns."""
-        head = [
+    def _restore(self, store: Any, session_id: str) -> None:
+        super()._restore(store, session_id)
+        if store.exists(session_id):
+            self.summary = store.get_summary(session_id) or ""
+
+    def _summary_messages(self) -> list[dict[str, str]]:
+        """The summary as one system message; none while there is no summary."""
+        if not self.summary:
+            return []
+        return [
             {"role": "system", "content": f"Summary of the conversation so far:\n{self.summary}"}
         ]
-        return (head if self.summary else []) + super().context_messages()
+
+    def context_messages(self) -> list[dict[str, str]]:
+        """The summary as a system message, then the verbatim turns."""
+        return self._summary_messages() + super().context_messages()
 
     def clear(self) -> None:
         """Forget turns and summary."""
@@ -76,11 +86,6 @@ class ConversationSummaryMemory(_SummaryMixin):
         self._init_summary(summarizer)
         super().__init__(*args, **kwargs)
 
-    def _restore(self, store: Any, session_id: str) -> None:
-        super()._restore(store, session_id)
-        if store.exists(session_id):
-            self.summary = store.get_summary(session_id) or ""
-
     def _absorb(self, turn: Turn, dropped: list[Turn]) -> str | None:
         return self._fold([turn])
 
@@ -93,11 +98,7 @@ class ConversationSummaryMemory(_SummaryMixin):
 
     def context_messages(self) -> list[dict[str, str]]:
         """Only the summary, as a system message."""
-        if not self.summary:
-            return []
-        return [
-            {"role": "system", "content": f"Summary of the conversation so far:\n{self.summary}"}
-        ]
+        return self._summary_messages()
 
 
 class ConversationSummaryBufferMemory(_SummaryMixin, ConversationTokenBufferMemory):
@@ -114,11 +115,6 @@ class ConversationSummaryBufferMemory(_SummaryMixin, ConversationTokenBufferMemo
     ) -> None:
         self._init_summary(summarizer)
         super().__init__(max_token_limit, *args, **kwargs)
-
-    def _restore(self, store: Any, session_id: str) -> None:
-        super()._restore(store, session_id)
-        if store.exists(session_id):
-            self.summary = store.get_summary(session_id) or ""
 
     def _absorb(self, turn: Turn, dropped: list[Turn]) -> str | None:
         return self._fold(dropped)
