@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import codecs
 import contextlib
+import http.client
 import json
 import os
 import shlex
@@ -21,6 +22,8 @@ import urllib.parse
 import urllib.request
 from collections.abc import Callable, Generator, Iterator
 from typing import IO, TYPE_CHECKING, Any, Protocol
+
+from zerda_cli.redact import redact, redact_stream
 
 if TYPE_CHECKING:
     from zerda_cli.config import ChatConfig
@@ -82,13 +85,21 @@ def _no_terminal() -> str:
 
 
 class CommandBackend:
-    """Runs `command` per turn: the context on its stdin, its stdout (streamed) is the reply."""
+    """Runs `command` per turn: the context on its stdin, its stdout (streamed) is the reply.
+
+    The program inherits the environment, API key included, so `secret` (that key) is
+    redacted from its reply and from the stderr line quoted when it fails.
+    """
 
     name = "command"
     needs_terminal = False
 
     def __init__(
-        self, command: str, text_format: bool = False, env: dict[str, str] | None = None
+        self,
+        command: str,
+        text_format: bool = False,
+        env: dict[str, str] | None = None,
+        secret: str | None = None,
     ) -> None:
         try:
             self.argv = shlex.split(command)
@@ -98,6 +109,7 @@ class CommandBackend:
             raise BackendError("--command is empty")
         self.text_format = text_format
         self.env = env or {}
+        self._secret = secret
         self._running: subprocess.Popen[bytes] | None = None
 
     def _payload(self, messages: Messages) -> bytes:
@@ -123,6 +135,9 @@ class CommandBackend:
 
     def reply(self, messages: Messages) -> Generator[str, None, None]:
         """Stream the program's stdout; a non-zero exit is a BackendError."""
+        yield from redact_stream(self._output(messages), self._secret)
+
+    def _output(self, messages: Messages) -> Iterator[str]:
         proc = self._running = self._start()
         assert proc.stdin and proc.stdout and proc.stderr
         tail = bytearray()
@@ -157,7 +172,7 @@ class CommandBackend:
         name = os.path.basename(self.argv[0])
         how = f"killed by signal {-status}" if status < 0 else f"exited with status {status}"
         lines = [ln for ln in stderr.decode(errors="replace").splitlines() if ln.strip()]
-        return f"{name} {how}" + (f": {one_line(lines[-1])}" if lines else "")
+        return f"{name} {how}" + (f": {one_line(redact(lines[-1], self._secret))}" if lines else "")
 
 
 def _feed(pipe: IO[bytes], data: bytes) -> None:
@@ -216,10 +231,68 @@ def _host(base_url: str) -> str:
     return shown if port is None else f"{shown}:{port}"
 
 
+def _origin(url: str) -> tuple[str, str, int | None]:
+    """Scheme, host and port of a URL (the port filled in from the scheme)."""
+    try:
+        parsed = urllib.parse.urlsplit(url)
+        scheme, host, port = parsed.scheme.lower(), (parsed.hostname or ""), parsed.port
+    except ValueError:
+        return ("", "", None)
+    return scheme, host, port or {"http": 80, "https": 443}.get(scheme)
+
+
+def _shown_origin(origin: tuple[str, str, int | None]) -> str:
+    """`host:port` of an origin, for messages (never the path or query)."""
+    _, host, port = origin
+    if not host:
+        return "an unreadable address"
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
+class _SameOriginRedirects(urllib.request.HTTPRedirectHandler):
+    """Follows a redirect only within the scheme, host and port the request went to.
+
+    The request carries the API key; a redirect elsewhere (another host or port, or
+    https to http) is not followed at all, so the key never reaches another server.
+    """
+
+    def redirect_request(
+        self,
+        req: urllib.request.Request,
+        fp: IO[bytes],
+        code: int,
+        msg: str,
+        headers: Any,
+        newurl: str,
+    ) -> urllib.request.Request | None:
+        target = _origin(newurl)
+        if target != _origin(req.full_url):
+            fp.close()
+            raise BackendError(
+                f"the server redirected to {_shown_origin(target)} (HTTP {code}); "
+                "not followed, so the API key is not sent there: point --base-url at it"
+            )
+        return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+
+def _checked_key(api_key: str | None) -> str | None:
+    """The key without surrounding blanks; one that cannot be sent in a header is refused
+    without being repeated (the HTTP library's error would quote it)."""
+    key = (api_key or "").strip()
+    if any(not (" " < c < "\x7f") for c in key):
+        raise BackendError(
+            "the API key holds a space, control or non-ASCII character: "
+            "check ZERDA_API_KEY or OPENAI_API_KEY"
+        )
+    return key or None
+
+
 class OpenAIBackend:
     """An OpenAI-compatible `/chat/completions` endpoint, streamed (server-sent events).
 
-    The key is sent in the Authorization header only; it is never shown, logged or stored.
+    The key is sent in the Authorization header only, and only to the --base-url
+    origin (see _SameOriginRedirects). It is never shown, logged or stored: every
+    server text that reaches an error line or the reply is redacted first.
     """
 
     name = "openai"
@@ -231,8 +304,9 @@ class OpenAIBackend:
         self.url = base_url.rstrip("/") + "/chat/completions"
         self.host = _host(base_url)
         self.model = model
-        self._key = api_key
+        self._key = _checked_key(api_key)
         self.timeout = timeout
+        self._opener = urllib.request.build_opener(_SameOriginRedirects)
         self._response: Any = None
 
     def __repr__(self) -> str:
@@ -248,29 +322,38 @@ class OpenAIBackend:
         )
 
     def reply(self, messages: Messages) -> Generator[str, None, None]:
-        """Yield the content deltas of the streamed completion."""
+        """Yield the content deltas of the streamed completion, the key redacted."""
+        response = self._open(messages)
+        self._response = response
+        with response:
+            try:
+                if response.headers.get_content_type() == "text/event-stream":
+                    yield from redact_stream(self._events(response), self._key)
+                else:
+                    yield self._redact(_completion_text(self._json(response.read())))
+            except TimeoutError:
+                raise BackendError(
+                    f"{self.host} stopped sending for {self.timeout:g} s (timeout); "
+                    "nothing recorded"
+                ) from None
+            except (OSError, http.client.HTTPException) as exc:
+                raise BackendError(
+                    f"connection to {self.host} broke: {self._server_text(str(exc))}"
+                ) from None
+
+    def _open(self, messages: Messages) -> Any:
         try:
-            response = urllib.request.urlopen(self._request(messages), timeout=self.timeout)
+            return self._opener.open(self._request(messages), timeout=self.timeout)
         except urllib.error.HTTPError as exc:
             raise BackendError(self._http_failure(exc)) from None
         except urllib.error.URLError as exc:
             raise BackendError(self._connect_failure(exc.reason)) from None
         except (TimeoutError, OSError) as exc:
             raise BackendError(self._connect_failure(exc)) from None
-        self._response = response
-        with response:
-            try:
-                if response.headers.get_content_type() == "text/event-stream":
-                    yield from self._events(response)
-                else:
-                    yield _completion_text(_json(response.read()), self._redact)
-            except TimeoutError:
-                raise BackendError(
-                    f"{self.host} stopped sending for {self.timeout:g} s (timeout); "
-                    "nothing recorded"
-                ) from None
-            except OSError as exc:
-                raise BackendError(f"connection to {self.host} broke: {exc}") from None
+        except http.client.HTTPException as exc:  # a status line or header that is not HTTP
+            raise BackendError(
+                f"{self.host} did not answer in HTTP: {self._server_text(repr(exc))}"
+            ) from None
 
     def cancel(self) -> None:
         """Shut the connection down, which ends a read blocked on it in another thread."""
@@ -288,22 +371,41 @@ class OpenAIBackend:
             data = line[len("data:") :].strip()
             if data == "[DONE]":
                 return
-            yield from _delta_text(_json(data.encode()), self._redact)
+            yield from _delta_text(self._json(data.encode()))
 
     def _redact(self, text: str) -> str:
-        return text.replace(self._key, "[key]") if self._key else text
+        return redact(text, self._key)
+
+    def _server_text(self, text: str, limit: int = 160) -> str:
+        """Text from the server (or about its answer) for an error line: the key redacted
+        before it is cut to one line, so no part of it survives."""
+        return one_line(self._redact(text), limit)
+
+    def _json(self, data: bytes) -> Any:
+        try:
+            payload = json.loads(data)
+        except ValueError:
+            text = data.decode("utf-8", errors="replace")
+            raise BackendError(
+                f"the server sent something that is not JSON: {self._server_text(text, 80)!r}"
+            ) from None
+        if isinstance(payload, dict) and payload.get("error"):
+            error = payload["error"]
+            text = error.get("message", "") if isinstance(error, dict) else str(error)
+            raise BackendError(f"the server reported an error: {self._server_text(text)}")
+        return payload
 
     def _server_message(self, exc: urllib.error.HTTPError) -> str:
         try:
             body = exc.read(STDERR_TAIL).decode("utf-8", errors="replace")
-        except OSError:
+        except (OSError, http.client.HTTPException):
             return ""
         try:
             error = json.loads(body).get("error", body)
             text = error.get("message", "") if isinstance(error, dict) else str(error)
         except (ValueError, AttributeError):
             text = body
-        return one_line(self._redact(text), 160)
+        return self._server_text(text)
 
     def _http_failure(self, exc: urllib.error.HTTPError) -> str:
         code = exc.code
@@ -315,7 +417,9 @@ class OpenAIBackend:
             hint = "not found: check --base-url (usually ending in /v1) and --model"
         elif code == 429:
             wait = exc.headers.get("Retry-After")
-            hint = "rate limited or out of quota" + (f"; retry after {wait} s" if wait else "")
+            hint = "rate limited or out of quota" + (
+                f"; retry after {self._server_text(wait, 20)} s" if wait else ""
+            )
         elif code >= 500:
             hint = "the server failed; try again with /retry"
         else:
@@ -331,26 +435,10 @@ class OpenAIBackend:
         if isinstance(reason, socket.gaierror):
             return f"cannot resolve {self.host}: {reason.strerror or reason}"
         text = getattr(reason, "strerror", None) or str(reason)
-        return f"cannot reach {self.host}: {one_line(text, 160)}"
+        return f"cannot reach {self.host}: {self._server_text(text)}"
 
 
-def _json(data: bytes) -> Any:
-    try:
-        return json.loads(data)
-    except ValueError:
-        raise BackendError(f"the server sent something that is not JSON: {data[:80]!r}") from None
-
-
-def _error_in(payload: Any, redact: Callable[[str], str]) -> None:
-    """Raise BackendError if a payload is an error object instead of a completion."""
-    if isinstance(payload, dict) and payload.get("error"):
-        error = payload["error"]
-        text = error.get("message", "") if isinstance(error, dict) else str(error)
-        raise BackendError(f"the server reported an error: {one_line(redact(text), 160)}")
-
-
-def _delta_text(payload: Any, redact: Callable[[str], str]) -> Iterator[str]:
-    _error_in(payload, redact)
+def _delta_text(payload: Any) -> Iterator[str]:
     choices = payload.get("choices") if isinstance(payload, dict) else None
     for choice in choices if isinstance(choices, list) else []:
         if not isinstance(choice, dict):
@@ -360,8 +448,7 @@ def _delta_text(payload: Any, redact: Callable[[str], str]) -> Iterator[str]:
             yield content
 
 
-def _completion_text(payload: Any, redact: Callable[[str], str]) -> str:
-    _error_in(payload, redact)
+def _completion_text(payload: Any) -> str:
     try:
         content = payload["choices"][0]["message"]["content"]
     except (KeyError, IndexError, TypeError):
@@ -377,6 +464,7 @@ def make_backend(config: ChatConfig, session_id: str) -> Backend:
             config.command or "",
             text_format=config.command_format == "text",
             env={"ZERDA_SESSION": session_id},
+            secret=config.api_key(),
         )
     if name == "openai":
         return OpenAIBackend(config.base_url, config.model, config.api_key(), config.timeout)
