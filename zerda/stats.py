@@ -57,9 +57,21 @@ def stats_from_tally(session_id: str, tally: Tally) -> SessionStats:
         turn_count=tally.turns,
         total_characters=tally.chars,
         token_count=tally.tokens,
-        first_activity=tally.first,
-        last_activity=tally.last,
+        first_activity=_known_time(tally.first),
+        last_activity=_known_time(tally.last),
     )
+
+
+def _known_time(stamp: object) -> str | None:
+    """A tally's time in the form `format_time` writes, or None (unknown) when it is not an
+    ISO-8601 time: a hand-edited file must not make stats fail, sort wrongly or carry
+    arbitrary text (escape sequences) to whoever shows the stats."""
+    if not isinstance(stamp, str):
+        return None
+    try:
+        return format_time(parse_time(stamp))
+    except (ValueError, OverflowError):  # OverflowError: a time at the ends of the calendar
+        return None
 
 
 def collect_stats(session_id: str, messages: Iterable[Message]) -> SessionStats:

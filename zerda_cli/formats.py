@@ -11,7 +11,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from zerda.messages import Message, Session, format_time
-from zerda_cli.sanitize import neutralize, to_json
+from zerda_cli.sanitize import neutralize, one_line, to_json
 
 INDENT = "  "
 JSON_INDENT = "  "  # what `to_json` indents by
@@ -98,21 +98,22 @@ def text_lines(session: Session, summary: str | None, messages: Iterable[Message
         yield f"summary\n{_indented(summary)}\n\n"
     totals = Totals()
     for message in totals.counted(messages):
-        yield f"{message.role}  {stamp(message)}  {tokens_label(message.token_count)}\n"
+        yield f"{one_line(message.role)}  {stamp(message)}  {tokens_label(message.token_count)}\n"
         yield _indented(message.content) + "\n\n"
-    yield f"-- {session.id}: {totals.line()}\n"
+    yield f"-- {one_line(session.id)}: {totals.line()}\n"
 
 
 def markdown_lines(
     session: Session, summary: str | None, messages: Iterable[Message]
 ) -> Iterator[str]:
     """The transcript as Markdown: a heading, then each message under a bold role line."""
-    yield f"# Session {session.id}\n\n"
+    yield f"# Session {one_line(session.id)}\n\n"
     if summary:
         yield f"> **Summary:** {neutralize(summary)}\n\n"
     totals = Totals()
     for message in totals.counted(messages):
-        yield f"**{message.role}** · {stamp(message)} · {tokens_label(message.token_count)}\n\n"
+        role = one_line(message.role)
+        yield f"**{role}** · {stamp(message)} · {tokens_label(message.token_count)}\n\n"
         yield neutralize(message.content).rstrip("\n") + "\n\n"
     yield f"---\n\n*{totals.line()}*\n"
 
@@ -123,15 +124,20 @@ def _indented(text: str) -> str:
 
 
 def key_value_lines(rows: list[tuple[str, Any]]) -> Iterator[str]:
-    """Aligned `key  value` lines."""
+    """Aligned `key  value` lines, each value on one line and neutralised."""
     width = max((len(k) for k, _ in rows), default=0)
     for key, value in rows:
         shown = "-" if value is None else str(value)
-        yield f"{key.ljust(width)}  {neutralize(shown)}\n"
+        yield f"{key.ljust(width)}  {one_line(shown)}\n"
 
 
 def table_lines(header: list[str], rows: list[list[str]]) -> Iterator[str]:
-    """A whitespace-aligned table with a header line (the last column unpadded)."""
+    """A whitespace-aligned table with a header line (the last column unpadded).
+
+    Cells are neutralised and flattened first (they hold ids and times read from
+    files), so they are measured as they are shown and cannot break a row.
+    """
+    rows = [[one_line(cell) for cell in row] for row in rows]
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
     for row in [header, *rows]:
         cells = [cell.ljust(w) for cell, w in zip(row[:-1], widths, strict=False)]

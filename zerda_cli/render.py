@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from zerda.messages import Message, Session
 from zerda.stats import SessionStats
 from zerda_cli import formats
-from zerda_cli.sanitize import neutralize, to_json
+from zerda_cli.sanitize import neutralize, one_line, to_json
 
 if TYPE_CHECKING:  # the memory classes pull in asyncio; `zerda add` never needs them
     from zerda.memory.base import BaseMemory
@@ -123,7 +123,8 @@ def search(hits: list[tuple[str, Message]], query: str, as_json: bool) -> None:
     else:
         for sid, message in hits:
             before, match, after = formats.match_parts(message.content, query)
-            line = f"{sid}  {formats.stamp(message)}  {message.role}  {before}{match}{after}"
+            where = f"{one_line(sid)}  {formats.stamp(message)}  {one_line(message.role)}"
+            line = f"{where}  {before}{match}{after}"
             sys.stdout.write(line + "\n")
 
 

@@ -94,12 +94,13 @@ def stats(stats: SessionStats) -> None:
 
 
 def local_time_text(stamp: str | None) -> str:
-    """An ISO-8601 stamp from the stats, shown in local time."""
-    if not stamp:
-        return "-"
+    """An ISO-8601 stamp from the stats, shown in local time; `-` when unknown or unreadable."""
     from zerda.messages import parse_time
 
-    return local_time(parse_time(stamp))
+    try:
+        return local_time(parse_time(stamp)) if stamp else "-"
+    except ValueError:  # a hand-edited tally: no time is better than a crash
+        return "-"
 
 
 def sessions(all_stats: list[SessionStats]) -> None:
@@ -113,7 +114,10 @@ def sessions(all_stats: list[SessionStats]) -> None:
     table.add_column("Last activity")
     for s in all_stats:
         table.add_row(
-            s.session_id, f"{s.messages:,}", f"{s.token_count:,}", local_time_text(s.last_activity)
+            safe_text(s.session_id),
+            f"{s.messages:,}",
+            f"{s.token_count:,}",
+            local_time_text(s.last_activity),
         )
     print_all([table])
 
@@ -139,8 +143,9 @@ def search(hits: list[tuple[str, Message]], query: str) -> None:
     """Each hit: session, local time and role, then the match in context, highlighted."""
     shown: list[RenderableType] = []
     for sid, message in hits:
-        line = Text.assemble((sid, "bold"), "  ", (local_time(message.created_at), "dim"), "  ")
-        line.append(message.role, style=ROLE_STYLES.get(message.role, "bold"))
+        line = safe_text(sid, style="bold")
+        line.append(f"  {local_time(message.created_at)}  ", style="dim")
+        line.append(safe_text(message.role, style=ROLE_STYLES.get(message.role, "bold")))
         before, match, after = match_parts(message.content, query)
         snippet = Text("  ")
         snippet.append(safe_text(before))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 from collections.abc import Iterable
 from datetime import datetime
@@ -59,7 +60,12 @@ def clipped_text(text: str) -> Text:
 
 def local_time(moment: datetime | None) -> str:
     """A stored UTC time in the local zone, to the second."""
-    return moment.astimezone().strftime("%Y-%m-%d %H:%M:%S") if moment else "-"
+    if moment is None:
+        return "-"
+    # A time near year 1 or 9999 has no local form: it is shown as stored.
+    with contextlib.suppress(OverflowError):
+        moment = moment.astimezone()
+    return moment.strftime("%Y-%m-%d %H:%M:%S")
 
 
 def message_panel(role: str, content: str, details: list[str]) -> Panel:
@@ -67,7 +73,7 @@ def message_panel(role: str, content: str, details: list[str]) -> Panel:
     style = ROLE_STYLES.get(role, "bold")
     return Panel(
         clipped_text(content),
-        title=Text(f" {role} ", style=style),
+        title=safe_text(f" {role} ", style=style),
         title_align="left",
         subtitle=Text(" · ".join(details), style="dim") if details else None,
         subtitle_align="right",
