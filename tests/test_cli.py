@@ -99,7 +99,8 @@ def test_add_reads_one_side_from_stdin(zerda, store: SessionStore) -> None:
         (("add", "s", "--role", "user", "a", "b"), "expected CONTENT with --role"),
         (("add", "s", "-", "-"), "only one argument can be '-'"),
         (("add", "../etc", "a", "b"), "is not a session id"),
-        (("add", "s", "--role", "bot", "x"), "'bot' is not one of"),
+        (("add", "s", "--role", "a\x1bb", "x"), "control characters"),
+        (("add", "s", "--role", "", "x"), "non-empty"),
         (("add", "s", "a", "b", "--meta", "novalue"), "expected KEY=VALUE"),
         (("window", "s", "-k", "-1"), "must be >= 0"),
         (("show", "s", "--json", "--jsonl"), "choose one of"),
@@ -136,12 +137,13 @@ def test_show_json_jsonl_and_openai(zerda, chat: str, store: SessionStore) -> No
     document = zerda("show", chat, "--json").json()
     assert document["session"]["id"] == chat and document["messages"] == stored
     lines = zerda("show", chat, "--jsonl").out.splitlines()
-    assert [json.loads(line) for line in lines] == stored
+    assert json.loads(lines[0]) == {"type": "session", **store.get_session(chat).to_dict()}
+    assert [json.loads(line) for line in lines[1:]] == stored
     assert zerda("show", chat, "--format", "openai").json() == [
         {"role": m["role"], "content": m["content"]} for m in stored
     ]
     assert [
-        json.loads(x) for x in zerda("show", chat, "--jsonl", "--last", "2").out.split("\n")[:-1]
+        json.loads(x) for x in zerda("show", chat, "--jsonl", "--last", "2").out.split("\n")[1:-1]
     ] == stored[-2:]
 
 
@@ -251,7 +253,7 @@ def test_torn_last_line_is_a_one_line_warning(zerda, store: SessionStore) -> Non
     with (store.sessions_dir / "s.jsonl").open("ab") as f:
         f.write(b'{"type":"message","ro')
     result = zerda("show", "s", "--jsonl")
-    assert result.code == 0 and len(result.out.splitlines()) == 2
+    assert result.code == 0 and len(result.out.splitlines()) == 3  # the session, 2 messages
     lines = result.err.splitlines()
     assert lines and all(line.startswith("warning: ") and "torn" in line for line in lines)
     assert len(set(lines)) == len(lines)
@@ -299,8 +301,8 @@ def test_import_openai_array(zerda, store: SessionStore) -> None:
     ("data", "needle"),
     [
         (
-            b'{"role":"user","content":"ok"}\n{"role":"bot","content":"x"}\n',
-            "line 2: unknown role 'bot'",
+            b'{"role":"user","content":"ok"}\n{"role":"","content":"x"}\n',
+            "line 2: message role must be a non-empty string",
         ),
         (b'{"role":"user","content":"ok"}\nnot json\n', "line 2: not valid JSON"),
         (
@@ -372,7 +374,7 @@ def test_json_output_is_exact_and_terminal_safe(zerda, store: SessionStore) -> N
     for name, out in outputs.items():
         assert not any(c in out for c in "\x1b\x07\x9b\u202e"), name
     assert json.loads(outputs["json"])["messages"][0]["content"] == hostile
-    assert json.loads(outputs["jsonl"].splitlines()[0])["content"] == hostile
+    assert json.loads(outputs["jsonl"].splitlines()[1])["content"] == hostile
     assert json.loads(outputs["search"])[0]["content"] == hostile
     assert json.loads(outputs["openai"])[0]["content"] == hostile
 

@@ -21,6 +21,9 @@ HEADER = {
     "metadata": {"project": "zerda ✓"},
     "encoding": "cl100k_base",
 }
+# A version-1 file (as zerda 0.1 wrote it): it must keep reading, and export in the
+# current form (roles with their role_type, times with microseconds, the session and
+# summary as records of the JSON Lines export).
 # Every kind of thing a transcript holds: system and tool roles, a summary, non-ASCII,
 # terminal controls (C0, C1, DEL, bidi), CRLF, a lone CR, a tab, quotes and an empty message.
 RECORDS = [
@@ -122,17 +125,25 @@ EXPECTED = {
         "*4 messages, 16 tokens*\n"
     ),
     "jsonl": (
-        '{"uuid": "u1", "created_at": "2024-05-01T08:00:01Z", "role": "system", '
-        '"content": "Be brief.", "token_count": 3, "metadata": {}}\n'
-        '{"uuid": "u2", "created_at": "2024-05-01T08:00:02.500000Z", "role": "user", '
-        '"content": "Café? ünïcode 日本語 🦊\\nsecond line\\n\\n", "token_count": 1, '
-        '"metadata": {"k": "v"}}\n'
-        '{"uuid": "u3", "created_at": "2024-05-01T08:00:03Z", "role": "assistant", '
-        '"content": "red \\u001b[31mX\\u001b[0m csi \\u009b1m bidi \\u202eevil\\u202c del '
-        '\\u007f\\r\\ncrlf\\rcr\\ttab \\"q\\" \\\\ end", '
-        '"token_count": 12, "metadata": {}}\n'
-        '{"uuid": "u4", "created_at": "2024-05-01T08:00:04Z", "role": "tool", "content": "", '
-        '"token_count": 0, "metadata": {"tool": "calc", "n": [1, 2]}}\n'
+        '{"type": "session", "id": "g", "user_id": "ada", "metadata":'
+        ' {"project": "zerda ✓"}, "created_at": "2024-05-01T08:00:00.000000Z"}\n'
+        '{"type": "summary", "uuid": null, "created_at": "2024-05-01T'
+        '08:00:05.000000Z", "content": "They \\u001b greeted; ünï.\\nTw'
+        'o lines.", "token_count": null, "metadata": {}}\n'
+        '{"uuid": "u1", "created_at": "2024-05-01T08:00:01.000000Z", '
+        '"role": "system", "role_type": "system", "content": "Be brie'
+        'f.", "token_count": 3, "metadata": {}}\n'
+        '{"uuid": "u2", "created_at": "2024-05-01T08:00:02.500000Z", '
+        '"role": "user", "role_type": "user", "content": "Café? ünïco'
+        'de 日本語 🦊\\nsecond line\\n\\n", "token_count": 1, "metadata": {"k": "v"}}\n'
+        '{"uuid": "u3", "created_at": "2024-05-01T08:00:03.000000Z", '
+        '"role": "assistant", "role_type": "assistant", "content": "r'
+        "ed \\u001b[31mX\\u001b[0m csi \\u009b1m bidi \\u202eevil\\u202c d"
+        'el \\u007f\\r\\ncrlf\\rcr\\ttab \\"q\\" \\\\ end", "token_count": 12,'
+        ' "metadata": {}}\n'
+        '{"uuid": "u4", "created_at": "2024-05-01T08:00:04.000000Z", '
+        '"role": "tool", "role_type": "tool", "content": "", "token_c'
+        'ount": 0, "metadata": {"tool": "calc", "n": [1, 2]}}\n'
     ),
     "json": (
         "{\n"
@@ -142,14 +153,21 @@ EXPECTED = {
         '    "metadata": {\n'
         '      "project": "zerda ✓"\n'
         "    },\n"
-        '    "created_at": "2024-05-01T08:00:00Z"\n'
+        '    "created_at": "2024-05-01T08:00:00.000000Z"\n'
         "  },\n"
-        '  "summary": "They \\u001b greeted; ünï.\\nTwo lines.",\n'
+        '  "summary": {\n'
+        '    "uuid": null,\n'
+        '    "created_at": "2024-05-01T08:00:05.000000Z",\n'
+        '    "content": "They \\u001b greeted; ünï.\\nTwo lines.",\n'
+        '    "token_count": null,\n'
+        '    "metadata": {}\n'
+        "  },\n"
         '  "messages": [\n'
         "    {\n"
         '      "uuid": "u1",\n'
-        '      "created_at": "2024-05-01T08:00:01Z",\n'
+        '      "created_at": "2024-05-01T08:00:01.000000Z",\n'
         '      "role": "system",\n'
+        '      "role_type": "system",\n'
         '      "content": "Be brief.",\n'
         '      "token_count": 3,\n'
         '      "metadata": {}\n'
@@ -158,6 +176,7 @@ EXPECTED = {
         '      "uuid": "u2",\n'
         '      "created_at": "2024-05-01T08:00:02.500000Z",\n'
         '      "role": "user",\n'
+        '      "role_type": "user",\n'
         '      "content": "Café? ünïcode 日本語 🦊\\nsecond line\\n\\n",\n'
         '      "token_count": 1,\n'
         '      "metadata": {\n'
@@ -166,17 +185,19 @@ EXPECTED = {
         "    },\n"
         "    {\n"
         '      "uuid": "u3",\n'
-        '      "created_at": "2024-05-01T08:00:03Z",\n'
+        '      "created_at": "2024-05-01T08:00:03.000000Z",\n'
         '      "role": "assistant",\n'
-        '      "content": "red \\u001b[31mX\\u001b[0m csi \\u009b1m bidi \\u202eevil\\u202c '
-        'del \\u007f\\r\\ncrlf\\rcr\\ttab \\"q\\" \\\\ end",\n'
+        '      "role_type": "assistant",\n'
+        '      "content": "red \\u001b[31mX\\u001b[0m csi \\u009b1m bidi'
+        ' \\u202eevil\\u202c del \\u007f\\r\\ncrlf\\rcr\\ttab \\"q\\" \\\\ end",\n'
         '      "token_count": 12,\n'
         '      "metadata": {}\n'
         "    },\n"
         "    {\n"
         '      "uuid": "u4",\n'
-        '      "created_at": "2024-05-01T08:00:04Z",\n'
+        '      "created_at": "2024-05-01T08:00:04.000000Z",\n'
         '      "role": "tool",\n'
+        '      "role_type": "tool",\n'
         '      "content": "",\n'
         '      "token_count": 0,\n'
         '      "metadata": {\n'
@@ -215,14 +236,17 @@ EXPECTED = {
 EMPTY = {
     "text": ("-- e: 0 messages, 0 tokens\n"),
     "markdown": ("# Session e\n\n---\n\n*0 messages, 0 tokens*\n"),
-    "jsonl": (""),
+    "jsonl": (
+        '{"type": "session", "id": "e", "user_id": null, "metadata": '
+        '{}, "created_at": "2024-05-01T08:00:00.000000Z"}\n'
+    ),
     "json": (
         "{\n"
         '  "session": {\n'
         '    "id": "e",\n'
         '    "user_id": null,\n'
         '    "metadata": {},\n'
-        '    "created_at": "2024-05-01T08:00:00Z"\n'
+        '    "created_at": "2024-05-01T08:00:00.000000Z"\n'
         "  },\n"
         '  "summary": null,\n'
         '  "messages": []\n'
@@ -272,7 +296,8 @@ def test_export_of_a_session_without_messages(fmt: str, home: Path, capsys, monk
 def test_show_last_still_reads_only_the_end(home: Path, capsys, monkeypatch) -> None:
     write_session(home, RECORDS)
     lines = run(capsys, monkeypatch, "show", "g", "--jsonl", "--last", "2").splitlines(True)
-    assert "".join(lines) == "".join(EXPECTED["jsonl"].splitlines(True)[-2:])
+    expected = EXPECTED["jsonl"].splitlines(True)
+    assert "".join(lines) == "".join(expected[:2] + expected[-2:])  # session, summary, last 2
 
 
 def write_long_session(home: Path, count: int) -> None:

@@ -86,12 +86,14 @@ def test_summary_persists_and_restores(store: SessionStore) -> None:
 
     mem = ConversationSummaryMemory(summarizer=summarizer, store=store, session_id="s")
     fill(mem, 3)
-    assert store.get_memory("s").summary == "q0 q1 q2"
+    summary = store.get_memory("s").summary
+    assert summary is not None and summary.content == "q0 q1 q2"
     again = ConversationSummaryMemory(summarizer=summarizer, store=store, session_id="s")
     assert again.summary == "q0 q1 q2"
     assert again.load_memory_variables({})["history"] == "summary: q0 q1 q2"
     fill(again, 1, start=3)
-    assert store.get_memory("s").summary == "q0 q1 q2 q3"
+    summary = store.get_memory("s").summary
+    assert summary is not None and summary.content == "q0 q1 q2 q3"
 
 
 def test_summary_buffer_persists_and_restores(store: SessionStore) -> None:

@@ -21,7 +21,15 @@ def test_message_round_trip_dict_and_json() -> None:
     assert Message.from_dict(message.to_dict()) == message
     assert Message.from_dict(json.loads(json.dumps(message.to_dict()))) == message
     data = message.to_dict()
-    assert set(data) == {"uuid", "created_at", "role", "content", "token_count", "metadata"}
+    assert set(data) == {
+        "uuid",
+        "created_at",
+        "role",
+        "role_type",
+        "content",
+        "token_count",
+        "metadata",
+    }
     assert data["created_at"].endswith("Z")
 
 
@@ -44,7 +52,7 @@ def test_stamped_keeps_existing_fields() -> None:
 def test_session_round_trip() -> None:
     session = Session("s1", "u1", {"topic": "x"}, datetime(2024, 5, 1, 12, 0, tzinfo=UTC))
     assert Session.from_dict(json.loads(json.dumps(session.to_dict()))) == session
-    assert session.to_dict()["created_at"] == "2024-05-01T12:00:00Z"
+    assert session.to_dict()["created_at"] == "2024-05-01T12:00:00.000000Z"
 
 
 def test_memory_round_trip() -> None:
@@ -53,10 +61,27 @@ def test_memory_round_trip() -> None:
     assert Memory.from_dict({}) == Memory()
 
 
-@pytest.mark.parametrize(("given", "role"), [("human", "user"), ("ai", "assistant")])
-def test_zep_roles(given: str, role: str) -> None:
-    assert Message(given, "x").role == role
-    assert Message.from_dict({"role": given, "content": "x"}).role == role
+@pytest.mark.parametrize(
+    ("given", "role_type"),
+    [
+        ("human", "user"),
+        ("ai", "assistant"),
+        ("developer", "system"),
+        ("function", "function"),
+        ("Alice", "norole"),
+        ("narrator", "norole"),
+    ],
+)
+def test_roles_are_kept_as_given_with_a_derived_type(given: str, role_type: str) -> None:
+    assert (Message(given, "x").role, Message(given, "x").role_type) == (given, role_type)
+    data = Message.from_dict({"role": given, "content": "x"}).to_dict()
+    assert (data["role"], data["role_type"]) == (given, role_type)
+
+
+def test_a_role_type_given_is_kept() -> None:
+    message = Message("Alice", "hi", role_type="user")
+    assert Message.from_dict(message.to_dict()) == message
+    assert message.to_dict()["role_type"] == "user"
 
 
 @pytest.mark.parametrize("role", ["system", "user", "assistant", "tool"])
@@ -67,8 +92,12 @@ def test_known_roles(role: str) -> None:
 @pytest.mark.parametrize(
     "data",
     [
-        {"role": "robot", "content": "x"},
         {"role": "", "content": "x"},
+        {"role": "  ", "content": "x"},
+        {"role": "a\x1b[31m", "content": "x"},
+        {"role": "r" * 257, "content": "x"},
+        {"role": "user", "content": "x", "role_type": "robot"},
+        {"role": "user", "content": "x", "extra": [1]},
         {"role": None, "content": "x"},
         {"role": ["user"], "content": "x"},
         {"role": "user"},
@@ -89,8 +118,8 @@ def test_bad_message_is_refused(data: dict[str, object]) -> None:
 
 
 def test_bad_role_in_constructor() -> None:
-    with pytest.raises(InvalidMessageError, match="robot"):
-        Message("robot", "x")
+    with pytest.raises(InvalidMessageError, match="control"):
+        Message("ro\nbot", "x")
 
 
 @pytest.mark.parametrize("data", [{}, {"id": 5}, {"id": "s", "created_at": "never"}, []])

@@ -29,6 +29,12 @@ from zerda import (
     ZerdaWarning,
 )
 from zerda.memory import ConversationBufferMemory
+from zerda.messages import Summary
+
+
+def _text(summary: Summary | None) -> str | None:
+    """The text of a stored summary, or None."""
+    return summary.content if summary else None
 
 
 def run_python(code: str, **kwargs: Any) -> subprocess.CompletedProcess[str]:
@@ -422,7 +428,7 @@ def test_full_disk_raises_and_keeps_earlier_content(store: SessionStore, room: i
     assert "Traceback" not in result.stderr
     assert session_path(store).read_bytes() == before
     assert strict_contents(store.home) == [f"{r}{i}" for i in range(5) for r in "qa"]
-    assert store.get_summary("s") == "summary"
+    assert _text(store.get_summary("s")) == "summary"
     store.append_turn("s", "q5", "a5")
     assert strict_contents(store.home)[-2:] == ["q5", "a5"]
 
@@ -483,7 +489,7 @@ def test_rewrite_killed_at_any_step_leaves_old_or_new(home: Path, operation: str
         if expected_new is None:
             expected_new = {"clear": [], "compact": old, "delete_last_turn": old[:-2]}[operation]
         assert now == expected_new
-        assert store.get_summary("s") == (None if operation == "clear" else "kept")
+        assert _text(store.get_summary("s")) == (None if operation == "clear" else "kept")
     assert step > 5  # the kill points did cover the rewrite
     assert expected_new is not None
     leftovers = [p.name for p in store.sessions_dir.iterdir() if p.name.endswith(".tmp")]

@@ -2,6 +2,7 @@
 
 from zerda.errors import (
     CorruptSessionError,
+    InvalidArgumentError,
     InvalidMessageError,
     InvalidSessionIdError,
     NotFoundError,
@@ -12,7 +13,7 @@ from zerda.errors import (
     ZerdaError,
     ZerdaWarning,
 )
-from zerda.messages import Memory, Message, Session
+from zerda.messages import Memory, Message, Session, Summary
 from zerda.stats import SessionStats
 from zerda.store import SessionStore
 from zerda.summarize import ExtractiveSummarizer, Summarizer
@@ -23,6 +24,7 @@ __version__ = "0.1.0"
 __all__ = [
     "CorruptSessionError",
     "ExtractiveSummarizer",
+    "InvalidArgumentError",
     "InvalidMessageError",
     "InvalidSessionIdError",
     "Memory",
@@ -35,6 +37,7 @@ __all__ = [
     "StorageWriteError",
     "StoreError",
     "Summarizer",
+    "Summary",
     "TokenCounter",
     "UnsafePathError",
     "ZerdaError",

@@ -25,6 +25,10 @@ class InvalidMessageError(ZerdaError, ValueError):
     """A message or record is malformed (bad role, content or metadata)."""
 
 
+class InvalidArgumentError(ZerdaError, ValueError):
+    """An argument is out of range or of the wrong kind (a negative `lastn`, `k=-1`)."""
+
+
 class StoreError(ZerdaError):
     """The session store cannot read or write its files."""
 

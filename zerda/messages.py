@@ -1,7 +1,8 @@
-"""Value types: Message, Session and Memory, with a plain-dict round trip."""
+"""Value types: Message, Summary, Session and Memory, with a plain-dict round trip."""
 
 from __future__ import annotations
 
+import unicodedata
 import uuid as uuidlib
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -11,8 +12,20 @@ from typing import Any
 
 from zerda.errors import InvalidMessageError
 
-ROLES = ("system", "user", "assistant", "tool")
-ROLE_ALIASES = {"human": "user", "ai": "assistant"}
+# What a role means to a model (Zep's role types). A role is the caller's own name for
+# a speaker; its type is derived from it unless given.
+ROLE_TYPES = ("system", "user", "assistant", "tool", "function", "norole")
+ROLE_TYPE_OF = {
+    "system": "system",
+    "developer": "system",
+    "user": "user",
+    "human": "user",
+    "assistant": "assistant",
+    "ai": "assistant",
+    "tool": "tool",
+    "function": "function",
+}
+MAX_ROLE_LENGTH = 256
 
 
 def utc_now() -> datetime:
@@ -20,22 +33,35 @@ def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
+def new_uuid() -> str:
+    """A random uuid in the standard 8-4-4-4-12 form."""
+    return str(uuidlib.uuid4())
+
+
 def format_time(moment: datetime) -> str:
-    """ISO-8601 in UTC with a trailing Z, as Zep writes it."""
-    return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
+    """ISO-8601 in UTC with microseconds and a trailing Z, as Zep writes it."""
+    return moment.astimezone(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
 
 
 def parse_time(text: str) -> datetime:
-    """Parse the ISO-8601 form written by `format_time`."""
+    """Parse an ISO-8601 time (the form `format_time` writes, or with fewer digits)."""
     return datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 
-def normalize_role(role: str) -> str:
-    """Map Zep's `human`/`ai` to `user`/`assistant`; refuse unknown roles."""
-    name = ROLE_ALIASES.get(role, role) if isinstance(role, str) else role
-    if name not in ROLES:
-        raise InvalidMessageError(f"unknown role {role!r} (expected one of {', '.join(ROLES)})")
-    return name
+def role_type_of(role: str) -> str:
+    """The role type a role name implies: `human` is a user, `ai` an assistant, `Alice` norole."""
+    return ROLE_TYPE_OF.get(role.strip().casefold(), "norole")
+
+
+def check_role(role: object) -> str:
+    """`role` if it is a usable role name: a non-empty string, short, without control characters."""
+    if not isinstance(role, str) or not role.strip():
+        raise InvalidMessageError("message role must be a non-empty string")
+    if len(role) > MAX_ROLE_LENGTH:
+        raise InvalidMessageError(f"message role is longer than {MAX_ROLE_LENGTH} characters")
+    if any(unicodedata.category(c) in ("Cc", "Cs") for c in role):
+        raise InvalidMessageError(f"message role {role!r} holds control characters")
+    return role
 
 
 @contextmanager
@@ -49,9 +75,38 @@ def _malformed(what: str) -> Iterator[None]:
         raise InvalidMessageError(f"not a {what}: {exc.__class__.__name__}: {exc}") from None
 
 
+def _check_dict(value: Any, what: str) -> dict[str, Any]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise InvalidMessageError(f"{what} must be a dict")
+    return value
+
+
+def _check_stamps(uuid: Any, created_at: Any, token_count: Any, what: str) -> None:
+    if uuid is not None and (not isinstance(uuid, str) or not uuid):
+        raise InvalidMessageError(f"{what} uuid must be a non-empty string")
+    if created_at is not None and not isinstance(created_at, datetime):
+        raise InvalidMessageError(f"{what} created_at must be a datetime")
+    if token_count is not None and (type(token_count) is not int or token_count < 0):
+        raise InvalidMessageError(f"{what} token_count must be a non-negative integer")
+
+
+def _time_or_none(value: Any) -> datetime | None:
+    return parse_time(value) if value else None
+
+
 @dataclass(frozen=True)
 class Message:
-    """One chat message; `uuid`, `created_at` and `token_count` are set when stored."""
+    """One chat message, kept exactly as given.
+
+    `role` is the caller's name for the speaker (`human`, `ai`, `Alice`); `role_type`
+    is what it means to a model, derived from the role unless given. `extra` keeps
+    fields of a foreign message format zerda has no field for (OpenAI `tool_calls`,
+    `tool_call_id`, `name`, a `content` that was null or a list of parts), so the
+    matching export gives them back. `uuid`, `created_at` and `token_count` are set
+    when stored.
+    """
 
     role: str
     content: str
@@ -59,28 +114,92 @@ class Message:
     uuid: str | None = None
     created_at: datetime | None = None
     token_count: int | None = None
+    role_type: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "role", normalize_role(self.role))
+        check_role(self.role)
         if not isinstance(self.content, str):
             raise InvalidMessageError("message content must be a string")
-        if self.metadata is None:
-            object.__setattr__(self, "metadata", {})
-        if not isinstance(self.metadata, dict):
-            raise InvalidMessageError("message metadata must be a dict")
-        if self.uuid is not None and not isinstance(self.uuid, str):
-            raise InvalidMessageError("message uuid must be a string")
-        if self.created_at is not None and not isinstance(self.created_at, datetime):
-            raise InvalidMessageError("message created_at must be a datetime")
-        count = self.token_count
-        if count is not None and (type(count) is not int or count < 0):
-            raise InvalidMessageError("message token_count must be a non-negative integer")
+        object.__setattr__(self, "metadata", _check_dict(self.metadata, "message metadata"))
+        object.__setattr__(self, "extra", _check_dict(self.extra, "message extra"))
+        _check_stamps(self.uuid, self.created_at, self.token_count, "message")
+        if self.role_type is None:
+            object.__setattr__(self, "role_type", role_type_of(self.role))
+        elif self.role_type not in ROLE_TYPES:
+            raise InvalidMessageError(
+                f"unknown role_type {self.role_type!r} (expected one of {', '.join(ROLE_TYPES)})"
+            )
+
+    @property
+    def kind(self) -> str:
+        """The role type (never None once constructed)."""
+        return self.role_type or "norole"
 
     def stamped(self, token_count: int | None) -> Message:
         """A copy with a fresh uuid and creation time (kept if already set)."""
         return replace(
             self,
-            uuid=self.uuid or uuidlib.uuid4().hex,
+            uuid=self.uuid or new_uuid(),
+            created_at=self.created_at or utc_now(),
+            token_count=token_count if self.token_count is None else self.token_count,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The Zep-style plain dict (JSON-ready); `extra` only when the message has some."""
+        data = {
+            "uuid": self.uuid,
+            "created_at": format_time(self.created_at) if self.created_at else None,
+            "role": self.role,
+            "role_type": self.role_type,
+            "content": self.content,
+            "token_count": self.token_count,
+            "metadata": self.metadata,
+        }
+        if self.extra:
+            data["extra"] = self.extra
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Message:
+        """Build from `to_dict` output or a bare `{"role", "content"}` dict."""
+        with _malformed("message"):
+            return cls(
+                role=data["role"],
+                content=data["content"],
+                metadata=data.get("metadata") or {},
+                uuid=data.get("uuid"),
+                created_at=_time_or_none(data.get("created_at")),
+                token_count=data.get("token_count"),
+                role_type=data.get("role_type"),
+                extra=data.get("extra") or {},
+            )
+
+
+@dataclass(frozen=True)
+class Summary:
+    """A session's running summary: its text, when it was made and its size.
+
+    `metadata` may say what made it and which turns it covers.
+    """
+
+    content: str
+    uuid: str | None = None
+    created_at: datetime | None = None
+    token_count: int | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.content, str):
+            raise InvalidMessageError("summary content must be a string")
+        object.__setattr__(self, "metadata", _check_dict(self.metadata, "summary metadata"))
+        _check_stamps(self.uuid, self.created_at, self.token_count, "summary")
+
+    def stamped(self, token_count: int | None) -> Summary:
+        """A copy with a uuid, a creation time and a token count (each kept if already set)."""
+        return replace(
+            self,
+            uuid=self.uuid or new_uuid(),
             created_at=self.created_at or utc_now(),
             token_count=token_count if self.token_count is None else self.token_count,
         )
@@ -90,24 +209,27 @@ class Message:
         return {
             "uuid": self.uuid,
             "created_at": format_time(self.created_at) if self.created_at else None,
-            "role": self.role,
             "content": self.content,
             "token_count": self.token_count,
             "metadata": self.metadata,
         }
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Message:
-        """Build from `to_dict` output or a bare `{"role", "content"}` dict."""
-        with _malformed("message"):
-            created = data.get("created_at")
+    def coerce(cls, value: Summary | str | dict[str, Any] | None) -> Summary | None:
+        """A Summary from a Summary, its plain text, its dict form, or None."""
+        if value is None or isinstance(value, Summary):
+            return value
+        if isinstance(value, str):
+            return cls(value)
+        if not isinstance(value, dict):
+            raise InvalidMessageError("a summary must be a string, a dict or a Summary")
+        with _malformed("summary"):
             return cls(
-                role=data["role"],
-                content=data["content"],
-                metadata=data.get("metadata") or {},
-                uuid=data.get("uuid"),
-                created_at=parse_time(created) if created else None,
-                token_count=data.get("token_count"),
+                content=value["content"],
+                uuid=value.get("uuid"),
+                created_at=_time_or_none(value.get("created_at")),
+                token_count=value.get("token_count"),
+                metadata=value.get("metadata") or {},
             )
 
 
@@ -125,10 +247,9 @@ class Session:
             raise InvalidMessageError("session id must be a string")
         if self.user_id is not None and not isinstance(self.user_id, str):
             raise InvalidMessageError("session user_id must be a string")
-        if self.metadata is None:
-            object.__setattr__(self, "metadata", {})
-        if not isinstance(self.metadata, dict):
-            raise InvalidMessageError("session metadata must be a dict")
+        object.__setattr__(self, "metadata", _check_dict(self.metadata, "session metadata"))
+        if self.created_at is not None and not isinstance(self.created_at, datetime):
+            raise InvalidMessageError("session created_at must be a datetime")
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict."""
@@ -143,32 +264,43 @@ class Session:
     def from_dict(cls, data: dict[str, Any]) -> Session:
         """Inverse of `to_dict`; InvalidMessageError when `data` is not a session."""
         with _malformed("session"):
-            created = data.get("created_at")
             return cls(
                 id=data["id"],
                 user_id=data.get("user_id"),
                 metadata=data.get("metadata") or {},
-                created_at=parse_time(created) if created else None,
+                created_at=_time_or_none(data.get("created_at")),
             )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Memory:
-    """Messages of a session (oldest first) and its running summary, if any."""
+    """Messages of a session (oldest first) and its running summary, if any.
 
-    messages: list[Message] = field(default_factory=list)
-    summary: str | None = None
+    `summary` may be given as plain text or a dict; it is kept as a `Summary`.
+    """
+
+    messages: list[Message]
+    summary: Summary | None
+
+    def __init__(
+        self,
+        messages: list[Message] | None = None,
+        summary: Summary | str | dict[str, Any] | None = None,
+    ) -> None:
+        object.__setattr__(self, "messages", [] if messages is None else messages)
+        object.__setattr__(self, "summary", Summary.coerce(summary))
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict."""
-        return {"messages": [m.to_dict() for m in self.messages], "summary": self.summary}
+        summary = self.summary.to_dict() if self.summary else None
+        return {"messages": [m.to_dict() for m in self.messages], "summary": summary}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Memory:
         """Inverse of `to_dict`; InvalidMessageError when `data` is not a memory."""
         with _malformed("memory"):
             messages = data.get("messages") or []
-            summary = data.get("summary")
-            if not isinstance(messages, list) or not isinstance(summary, str | None):
-                raise TypeError("messages must be a list and summary a string")
+            if not isinstance(messages, list):
+                raise TypeError("messages must be a list")
+            summary = Summary.coerce(data.get("summary"))
             return cls(messages=[Message.from_dict(m) for m in messages], summary=summary)

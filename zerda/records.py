@@ -6,10 +6,12 @@ import json
 from typing import Any
 
 from zerda.errors import InvalidMessageError
-from zerda.messages import Message, Session, format_time, parse_time, utc_now
+from zerda.messages import Message, Session, Summary, format_time, parse_time, utc_now
 from zerda.tally import TALLY, Tally
 
-FORMAT_VERSION = 1
+# Version 2: roles as given with a `role_type`, `extra` on messages, summaries with a
+# uuid and token count. Version 1 files still read (their roles were all role types).
+FORMAT_VERSION = 2
 HEADER = "session"
 MESSAGE = "message"
 UPDATE = "session_update"
@@ -47,6 +49,8 @@ def loads(line: bytes) -> dict[str, Any]:
         record = json.loads(line)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ValueError(f"not valid JSON ({exc.__class__.__name__})") from None
+    except RecursionError:
+        raise ValueError("nested too deeply") from None
     if not isinstance(record, dict) or record.get("type") not in KINDS:
         raise ValueError("not a zerda record")
     _check_shape(record)
@@ -138,9 +142,20 @@ def pointers_of(last: dict[str, Any], last_offset: int) -> Pointers:
     return found
 
 
-def summary_record(content: str) -> dict[str, Any]:
-    """A running summary of the session (the latest one wins)."""
-    return {"type": SUMMARY, "content": content, "created_at": format_time(utc_now())}
+def summary_record(summary: Summary) -> dict[str, Any]:
+    """A running summary of the session (the latest one wins), already stamped."""
+    return {"type": SUMMARY, **summary.to_dict()}
+
+
+def summary_from(record: dict[str, Any]) -> Summary | None:
+    """The Summary of a summary record (version 1 ones hold only content and time)."""
+    try:
+        return Summary.coerce({k: v for k, v in record.items() if k in _SUMMARY_FIELDS})
+    except InvalidMessageError:
+        return Summary(str(record["content"]))
+
+
+_SUMMARY_FIELDS = frozenset({"uuid", "created_at", "content", "token_count", "metadata"})
 
 
 def header_record(session: Session, encoding: str) -> dict[str, Any]:
@@ -171,6 +186,8 @@ def message_from(record: dict[str, Any]) -> Message:
             uuid=record["uuid"],
             created_at=parse_time(record["created_at"]),
             token_count=record.get("token_count"),
+            role_type=record.get("role_type"),
+            extra=record.get("extra") or {},
         )
     except (KeyError, TypeError, ValueError, AttributeError, InvalidMessageError) as exc:
         raise ValueError(f"bad message record ({exc})") from None

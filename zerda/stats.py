@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from zerda.messages import ROLE_ALIASES, ROLES, Message, format_time, parse_time
+from zerda.messages import ROLE_TYPES, Message, format_time, parse_time, role_type_of
 from zerda.records import MESSAGE, TOKENS, loads
 from zerda.tally import Tally
 
@@ -79,22 +79,20 @@ def collect_stats(session_id: str, messages: Iterable[Message]) -> SessionStats:
     tally = Tally()
     for m in messages:
         stamp = format_time(m.created_at) if m.created_at is not None else None
-        tally.add(m.role, len(m.content), m.token_count or 0, stamp)
+        tally.add(m.kind, len(m.content), m.token_count or 0, stamp)
     return stats_from_tally(session_id, tally)
 
 
 # A message line as zerda writes it, up to the start of the content string.
 _MESSAGE_HEAD = re.compile(
-    rb'\{"type":"message","uuid":"([0-9a-f]+)","created_at":"([0-9T:.Z+-]+)",'
-    rb'"role":"([a-z]+)","content":"'
+    rb'\{"type":"message","uuid":"([0-9a-f-]+)","created_at":"([0-9T:.Z+-]+)",'
+    rb'"role":"([^"\\]+)"(?:,"role_type":"([a-z]+)")?,"content":"'
 )
 # What follows the content string; `","token_count":` cannot occur inside it (quotes
 # there are escaped), so its first occurrence ends the content.
 _CONTENT_END = b'","token_count":'
-_MESSAGE_TAIL = re.compile(
-    rb'(null|[0-9]+),"metadata":\{.*\}(?:,"summary_at":(?:null|[0-9]+))?\}\s*', re.DOTALL
-)
-_ROLES = {r.encode(): r for r in ROLES} | {a.encode(): r for a, r in ROLE_ALIASES.items()}
+_MESSAGE_TAIL = re.compile(rb'(null|[0-9]+),"metadata":\{.*\}\s*', re.DOTALL)
+_ROLE_TYPES = {r.encode(): r for r in ROLE_TYPES}
 
 
 def scan_stats(session_id: str, chunks: Iterable[tuple[int, bytes]]) -> SessionStats | None:
@@ -129,7 +127,7 @@ def _scan_line(line: bytes, tally: Tally, uncounted: list[str], counts: dict[str
     start = head.end()
     end = line.find(_CONTENT_END, start)
     tail = _MESSAGE_TAIL.fullmatch(line, end + len(_CONTENT_END)) if end > 0 else None
-    role = _ROLES.get(head[3])
+    role = _ROLE_TYPES.get(head[4]) if head[4] else _role_type_of(head[3])
     if tail is None or role is None:
         return False
     count = tail[1]
@@ -138,6 +136,14 @@ def _scan_line(line: bytes, tally: Tally, uncounted: list[str], counts: dict[str
     tokens = 0 if count == b"null" else int(count)
     tally.add(role, _json_length(line[start:end]), tokens, head[2].decode())
     return True
+
+
+def _role_type_of(raw: bytes) -> str | None:
+    """The role type of a version-1 line's role (None when it is not plain text)."""
+    try:
+        return role_type_of(raw.decode())
+    except UnicodeDecodeError:
+        return None
 
 
 def _other_record(line: bytes, counts: dict[str, Any]) -> bool:

@@ -4,15 +4,29 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 from collections.abc import Callable, Iterator
 from contextlib import suppress
 from dataclasses import replace
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from zerda.errors import NotFoundError, SessionChangedError, StoreError, UnsafePathError
-from zerda.messages import Memory, Message, Session, utc_now
-from zerda.paths import SESSION_ID, SUFFIX, default_home, private_dir, validate_session_id
+from zerda.errors import (
+    InvalidArgumentError,
+    NotFoundError,
+    SessionChangedError,
+    StoreError,
+)
+from zerda.messages import Memory, Message, Session, Summary, utc_now
+from zerda.paths import (
+    SESSION_ID,
+    SUFFIX,
+    default_home,
+    private_dir,
+    refuse_symlinks,
+    validate_session_id,
+)
 from zerda.reader import RecordReader, with_token_counts
 from zerda.records import (
     HEADER,
@@ -30,18 +44,22 @@ from zerda.records import (
     pointers_of,
     render,
     session_from,
+    summary_from,
     summary_record,
 )
 from zerda.search import search_messages
 from zerda.sessionfile import SessionFile
 from zerda.stats import SessionStats, collect_stats, scan_stats, stats_from_tally
+from zerda.storebase import Store
 from zerda.tally import Tally
 from zerda.tokens import DEFAULT_ENCODING, count_tokens, get_counter
 
 NO_POINTERS: dict[str, int | None] = {field: None for field in POINTERS.values()}
+# The uuid of a message record as zerda writes it: found in raw lines without decoding.
+_UUID_FIELD = re.compile(rb'"uuid":"([^"\\]+)"')
 
 
-class SessionStore:
+class SessionStore(Store):
     """Sessions on disk under `<home>/sessions/<id>.jsonl`, created on first write.
 
     `fsync=False` trades durability against power loss for speed (a killed
@@ -84,8 +102,7 @@ class SessionStore:
 
     def _existing(self, session_id: str) -> SessionFile:
         file = self._file(session_id)
-        if self.sessions_dir.is_symlink():
-            raise UnsafePathError(f"{self.sessions_dir} is a symlink; refusing to use it")
+        refuse_symlinks(self.home, self.sessions_dir)
         if not file.exists():
             raise NotFoundError(session_id)
         return file
@@ -120,23 +137,45 @@ class SessionStore:
         return self._file(session_id).exists()
 
     def create_session(
-        self, session_id: str, user_id: str | None = None, metadata: dict[str, Any] | None = None
+        self,
+        session_id: str,
+        user_id: str | None = None,
+        metadata: dict[str, Any] | None = None,
+        *,
+        created_at: datetime | None = None,
     ) -> Session:
-        """Create the session, or update the user and metadata given if it exists."""
-        session = Session(
-            id=session_id, user_id=user_id, metadata=metadata or {}, created_at=utc_now()
-        )
+        """Create the session, or update it as `update_session` does if it exists.
+
+        `created_at` (default now) is used only when the session is new.
+        """
+        metadata = _merged({}, metadata or {})
+        session = Session(session_id, user_id, metadata, created_at or utc_now())
         file = self._writable(session_id)
         with file.locked():  # checked under the lock: two creators never both write a header
             if not file.exists():
                 self._append(session_id, [], session)
                 return self.get_session(session_id)
-            # Each update holds the full facts, so the latest one alone describes the session.
+            return self.update_session(session_id, user_id, metadata)
+
+    def update_session(
+        self, session_id: str, user_id: str | None = None, metadata: dict[str, Any] | None = None
+    ) -> Session:
+        """Set the user (when given) and merge `metadata` into the session's.
+
+        A key given as None is removed. NotFoundError for a session that does not exist.
+        """
+        if metadata is not None and not isinstance(metadata, dict):
+            raise InvalidArgumentError("session metadata must be a dict")
+        file = self._existing(session_id)
+        with file.locked():
+            if not file.exists():
+                raise NotFoundError(session_id)
             current = self.get_session(session_id)
+            # Each update holds the full facts, so the latest one alone describes the session.
             update = {
                 "type": UPDATE,
                 "user_id": current.user_id if user_id is None else user_id,
-                "metadata": current.metadata if metadata is None else metadata,
+                "metadata": _merged(current.metadata, metadata or {}),
             }
             self._append(session_id, [update])
         return self.get_session(session_id)
@@ -204,38 +243,66 @@ class SessionStore:
             return message.stamped(None)
         return message.stamped(get_counter(self.encoding).count(message.content))
 
+    def _stamp_summary(self, summary: Summary | str | None) -> Summary | None:
+        found = Summary.coerce(summary)
+        if found is None or found.token_count is not None:
+            return found.stamped(None) if found else None
+        return found.stamped(count_tokens(found.content, self.encoding))
+
     def add_memory(self, session_id: str, memory: Memory) -> list[Message]:
-        """Append the messages in one write (created on first write); returns them stored."""
-        stored = [self._stamp(m) for m in memory.messages]
-        records: list[dict[str, Any]] = [message_record(m) for m in stored]
-        if memory.summary is not None:
-            records.append(summary_record(memory.summary))
-        self._append(session_id, records)
+        """Add the messages (and summary) in one write; returns the messages as stored.
+
+        The session is created on first write. A message whose uuid the session
+        already holds replaces that message in place (role, content, metadata and
+        extra; its time is kept unless given), as Zep upserts: the file is then
+        rewritten (temp file, fsync, rename). Within one call the last of a uuid wins.
+        """
+        batch = _last_wins(memory.messages)
+        given = {m.uuid for m in batch if m.uuid}
+        summary = self._stamp_summary(memory.summary)
+        file = self._writable(session_id)
+        with file.locked():
+            if given and file.exists() and _holds_any(file, given):
+                return self._upsert(session_id, batch, summary)
+            stored = [self._stamp(m) for m in batch]
+            records = [message_record(m) for m in stored]
+            records += [summary_record(summary)] if summary else []
+            self._append(session_id, records)
         return stored
 
-    def add_message(self, session_id: str, message: Message) -> Message:
-        """Append one message."""
-        return self.add_memory(session_id, Memory(messages=[message]))[0]
+    def _upsert(
+        self, session_id: str, batch: list[Message], summary: Summary | None
+    ) -> list[Message]:
+        """Rewrite the session with `batch` replacing the messages of the same uuid."""
+        wanted = {m.uuid: m for m in batch if m.uuid}
+        done: dict[str, Message] = {}
 
-    def append_turn(
-        self,
-        session_id: str,
-        user: str,
-        assistant: str,
-        metadata: dict[str, Any] | None = None,
-        summary: str | None = None,
-    ) -> tuple[Message, Message]:
-        """Append a user message and its reply (and a new summary) in one write."""
-        pair = [
-            Message("user", user, dict(metadata or {})),
-            Message("assistant", assistant, dict(metadata or {})),
-        ]
-        first, second = self.add_memory(session_id, Memory(messages=pair, summary=summary))
-        return first, second
+        def edit(messages: list[Message]) -> list[Message]:
+            kept = [
+                self._revised(m, wanted[m.uuid], done) if m.uuid in wanted else m for m in messages
+            ]
+            added = [self._stamp(m) for m in batch if m.uuid not in done]
+            done.update((m.uuid or "", m) for m in added)
+            return kept + added
 
-    def set_summary(self, session_id: str, summary: str) -> None:
-        """Record the session's running summary (the latest one wins)."""
-        self._append(session_id, [summary_record(summary)])
+        self._rewrite(session_id, edit, summary=summary)
+        return [done[m.uuid or ""] if m.uuid in done else m for m in batch]
+
+    def _revised(self, old: Message, new: Message, done: dict[str, Message]) -> Message:
+        """`new` in place of `old`: old's time unless new has one, counted now."""
+        count = new.token_count
+        if count is None:
+            count = count_tokens(new.content, self.encoding)
+        revised = replace(new, created_at=new.created_at or old.created_at, token_count=count)
+        done[old.uuid or ""] = revised
+        return revised
+
+    def set_summary(self, session_id: str, summary: Summary | str) -> Summary:
+        """Record the session's running summary (the latest one wins); returns it stored."""
+        stored = self._stamp_summary(summary)
+        assert stored is not None
+        self._append(session_id, [summary_record(stored)])
+        return stored
 
     # -- reading messages ----------------------------------------------------------
 
@@ -310,12 +377,17 @@ class SessionStore:
             yield message
 
     def get_memory(self, session_id: str, lastn: int | None = None) -> Memory:
-        """The session's messages (the last `lastn` only, read from the end) and summary."""
-        if lastn is None:
+        """The session's messages (the last `lastn` only, read from the end) and summary.
+
+        `lastn` None or 0 gives every message, as `get_messages(limit=0)` does.
+        """
+        if lastn is not None and (type(lastn) is not int or lastn < 0):
+            raise InvalidArgumentError(f"lastn must be a non-negative integer, not {lastn!r}")
+        if not lastn:
             messages = list(self.iter_messages(session_id))
         else:
             messages = []
-            for message in self.iter_messages_reversed(session_id) if lastn > 0 else ():
+            for message in self.iter_messages_reversed(session_id):
                 messages.append(message)
                 if len(messages) >= lastn:
                     break
@@ -325,7 +397,7 @@ class SessionStore:
             messages = [counted.get(m.uuid, m) for m in messages]
         return Memory(messages=messages, summary=self.get_summary(session_id))
 
-    def get_summary(self, session_id: str) -> str | None:
+    def get_summary(self, session_id: str) -> Summary | None:
         """The latest summary recorded for the session, or None.
 
         The last record's summary pointer says where it is, so this reads two lines,
@@ -335,7 +407,25 @@ class SessionStore:
         found = self._latest(reader, SUMMARY_AT, SUMMARY)
         if found is False:
             found = next((r for r, _ in reader.backward() if r["type"] == SUMMARY), None)
-        return str(found["content"]) if isinstance(found, dict) else None
+        return summary_from(found) if isinstance(found, dict) else None
+
+    def system_messages(self, session_id: str) -> list[Message]:
+        """The session's system messages, oldest first.
+
+        The running totals say how many there are, so a session without any costs one
+        line, and the read stops at the last one (system prompts come first).
+        """
+        tally = self._last_tally(session_id)
+        wanted = None if tally is None else tally.system
+        found: list[Message] = []
+        if wanted == 0:
+            return found
+        for message in self.iter_messages(session_id):
+            if message.kind == "system":
+                found.append(message)
+                if wanted is not None and len(found) >= wanted:
+                    break
+        return found
 
     def message_count(self, session_id: str) -> int:
         """How many messages the session holds, without counting any tokens."""
@@ -381,29 +471,26 @@ class SessionStore:
     def _rewrite(
         self,
         session_id: str,
-        keep: Callable[[list[Message]], int],
-        keep_summary: bool,
-        added: tuple[Message, ...] = (),
-    ) -> list[Message]:
+        edit: Callable[[list[Message]], list[Message]],
+        summary: Summary | None = None,
+    ) -> None:
         """Rewrite the file compacted: header with the latest facts, messages, summary.
 
-        Keeps the first `keep(messages)` messages, decided under the lock so a
-        concurrent writer's turn is never dropped by mistake, then `added`; returns
-        the messages removed. `keep` may raise to leave the file as it is.
+        The messages are `edit(messages)`, decided under the lock so a concurrent
+        writer's turn is never dropped by mistake; `edit` may raise to leave the file
+        as it is. The summary is `summary` if given, else the session's latest.
         """
         file = self._existing(session_id)
         with file.locked():
             session = self.get_session(session_id)
             # Counts still missing are counted in memory: the rewrite stores them anyway.
             messages = list(with_token_counts(self._reader(file).forward(), self._counted))
-            summary = self.get_summary(session_id) if keep_summary else None
-            kept = messages[: keep(messages)]
+            summary = summary or self.get_summary(session_id)
             records = [header_record(session, self.encoding)]
-            records += [message_record(m) for m in [*kept, *added]]
+            records += [message_record(m) for m in edit(messages)]
             if summary is not None:
                 records.append(summary_record(summary))
             file.rewrite(render(records, 0, NO_POINTERS, Tally()))
-        return messages[len(kept) :]
 
     def clear(self, session_id: str) -> None:
         """Empty the session (messages and summary); the session and its metadata stay."""
@@ -417,14 +504,22 @@ class SessionStore:
 
     def compact(self, session_id: str) -> None:
         """Fold updates, token records and old summaries into a fresh file."""
-        self._rewrite(session_id, keep=len, keep_summary=True)
+        self._rewrite(session_id, list)
 
     def delete_last_turn(self, session_id: str) -> list[Message]:
         """Remove the last user message and everything after it; returns what was removed.
 
         The summary stays. A session with no user message keeps all its messages.
         """
-        return self._rewrite(session_id, keep=_before_last_user, keep_summary=True)
+        removed: list[Message] = []
+
+        def edit(messages: list[Message]) -> list[Message]:
+            at = _before_last_user(messages)
+            removed.extend(messages[at:])
+            return messages[:at]
+
+        self._rewrite(session_id, edit)
+        return removed
 
     def replace_last_turn(
         self, session_id: str, user: str, assistant: str, *, replaces: str | None = None
@@ -439,22 +534,22 @@ class SessionStore:
         """
         pair = (self._stamp(Message("user", user)), self._stamp(Message("assistant", assistant)))
 
-        def keep(messages: list[Message]) -> int:
+        def edit(messages: list[Message]) -> list[Message]:
             at = _before_last_user(messages)
             found = messages[at].uuid if at < len(messages) else None
             if replaces is not None and found != replaces:
                 raise SessionChangedError(
                     f"session {session_id} changed since its last turn was read; nothing written"
                 )
-            return at
+            return [*messages[:at], *pair]
 
-        self._rewrite(session_id, keep=keep, keep_summary=True, added=pair)
+        self._rewrite(session_id, edit)
         return pair
 
 
 def _before_last_user(messages: list[Message]) -> int:
     """The index of the last user message (how many to keep), or all when there is none."""
-    users = [i for i, m in enumerate(messages) if m.role == "user"]
+    users = [i for i, m in enumerate(messages) if m.kind == "user"]
     return users[-1] if users else len(messages)
 
 
@@ -464,3 +559,33 @@ def _decoded(line: bytes) -> dict[str, Any] | None:
         return loads(line)
     except ValueError:
         return None
+
+
+def _last_wins(messages: list[Message]) -> list[Message]:
+    """`messages` with each repeated uuid kept once: at its first place, its last value."""
+    last = {m.uuid: m for m in messages if m.uuid}
+    seen: set[str] = set()
+    kept = []
+    for message in messages:
+        if message.uuid:
+            if message.uuid in seen:
+                continue
+            seen.add(message.uuid)
+            message = last[message.uuid]
+        kept.append(message)
+    return kept
+
+
+def _holds_any(file: SessionFile, uuids: set[str]) -> bool:
+    """True when a record of the file carries one of `uuids` (raw scan, no decoding)."""
+    wanted = {u.encode() for u in uuids}
+    for _, chunk in file.chunks():
+        if any(found[1] in wanted for found in _UUID_FIELD.finditer(chunk)):
+            return True
+    return False
+
+
+def _merged(metadata: dict[str, Any], changes: dict[str, Any]) -> dict[str, Any]:
+    """`metadata` with `changes` applied: a key set to None is removed."""
+    merged = {**metadata, **changes}
+    return {k: v for k, v in merged.items() if v is not None}

@@ -9,12 +9,21 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from zerda.messages import role_type_of
+
 TALLY = "tally"
+# Role types that ask (open a turn) and that answer (close it).
+ASKING = frozenset({"user", "norole"})
+ANSWERING = frozenset({"assistant"})
 
 
 @dataclass
 class Tally:
-    """Counts over the messages so far; `pending` are those stored without a token count."""
+    """Counts over the messages so far; `pending` are those stored without a token count.
+
+    `system` counts system messages (None when unknown: a tally written before it
+    was kept), so readers know whether to look for them and when to stop.
+    """
 
     messages: int = 0
     turns: int = 0
@@ -24,19 +33,22 @@ class Tally:
     first: str | None = None
     last: str | None = None
     after_user: bool = False
+    system: int | None = 0
 
-    def add(self, role: str, chars: int, tokens: int | None, stamp: str | None) -> None:
+    def add(self, role_type: str, chars: int, tokens: int | None, stamp: str | None) -> None:
         """Count one message (oldest first); `stamp` is its ISO-8601 time with a Z."""
         self.messages += 1
+        if role_type == "system" and self.system is not None:
+            self.system += 1
         if tokens is None:
             self.pending += 1
         else:
             self.tokens += tokens
-        if role == "user":
+        if role_type in ASKING:
             self.turns += 1
             self.after_user = True
             self.chars += chars
-        elif role == "assistant":
+        elif role_type in ANSWERING:
             self.turns += 0 if self.after_user else 1
             self.after_user = False
             self.chars += chars
@@ -52,8 +64,9 @@ class Tally:
     def add_record(self, record: dict[str, Any]) -> None:
         """Take in any record about to be written."""
         if record["type"] == "message":
-            content = record["content"]
-            self.add(record["role"], len(content), record["token_count"], record["created_at"])
+            kind = record.get("role_type") or role_type_of(record["role"])
+            tokens, stamp = record["token_count"], record["created_at"]
+            self.add(kind, len(record["content"]), tokens, stamp)
         elif record["type"] == "tokens":
             self.add_counts(record["counts"])
 
@@ -68,9 +81,11 @@ class Tally:
         if not isinstance(data, dict):
             return None
         try:
-            tally = cls(**data)
+            tally = cls(**{"system": None, **data})
         except TypeError:
             return None
+        if tally.system is not None and (type(tally.system) is not int or tally.system < 0):
+            tally.system = None
         numbers = (tally.messages, tally.turns, tally.chars, tally.tokens, tally.pending)
         if not all(type(n) is int and n >= 0 for n in numbers):
             return None

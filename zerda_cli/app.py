@@ -13,7 +13,7 @@ from typing import Annotated
 import typer
 
 from zerda.errors import ZerdaError
-from zerda.messages import Memory, Message
+from zerda.messages import ROLE_TYPE_OF, Memory, Message, Summary
 from zerda.stats import SessionStats
 from zerda.store import SessionStore
 from zerda_cli import render
@@ -24,11 +24,11 @@ from zerda_cli.params import (
     HomeOpt,
     JsonOpt,
     MemoryKind,
-    Role,
     SessionArg,
     SessionOpt,
     ShowFormat,
     YesOpt,
+    check_role_option,
     confirm,
     open_store,
     parse_meta,
@@ -72,7 +72,15 @@ def add(
         typer.Argument(metavar="INPUT OUTPUT | CONTENT", help="'-' reads one of them from stdin."),
     ],
     role: Annotated[
-        Role | None, typer.Option("--role", "-r", help="Record one message from ROLE.")
+        str | None,
+        typer.Option(
+            "--role",
+            "-r",
+            metavar="ROLE",
+            help="Record one message from ROLE, kept as given (user, assistant, system, tool, "
+            "human, ai, or any name such as Alice).",
+            autocompletion=lambda: list(ROLE_TYPE_OF),
+        ),
     ] = None,
     meta: Annotated[
         list[str] | None,
@@ -82,17 +90,23 @@ def add(
     home: HomeOpt = None,
 ) -> None:
     """Record a turn (the user's INPUT, the assistant's OUTPUT) or, with --role, one message."""
-    wanted = 1 if role else 2
+    wanted = 1 if role is not None else 2
     if len(texts) != wanted:
-        shape = "CONTENT with --role" if role else "INPUT and OUTPUT (or --role ROLE CONTENT)"
+        shape = (
+            "CONTENT with --role"
+            if role is not None
+            else "INPUT and OUTPUT (or --role ROLE CONTENT)"
+        )
         raise usage_error(f"expected {shape}, got {len(texts)} argument(s)")
     if texts.count("-") > 1:
         raise usage_error("only one argument can be '-' (stdin)")
     metadata = parse_meta(meta or [])
+    if role is not None:
+        check_role_option(role)
     values = resolve_texts(texts)
     store = open_store(home, count_on_write=False)
-    if role:
-        stored = [store.add_message(session, Message(role.value, values[0], metadata))]
+    if role is not None:
+        stored = [store.add_message(session, Message(role, values[0], metadata))]
     else:
         stored = list(store.append_turn(session, values[0], values[1], metadata))
     if as_json:
@@ -128,7 +142,7 @@ def show(
 
 def _history(
     store: SessionStore, session: str, last: int | None
-) -> tuple[str | None, Iterable[Message]]:
+) -> tuple[Summary | None, Iterable[Message]]:
     """The summary and the messages, streamed from the file; only the last `last` if given."""
     if last is None:
         return store.get_summary(session), store.iter_messages(session)
@@ -251,14 +265,21 @@ def import_(
     source: Annotated[str, typer.Argument(metavar="FILE|-", help="'-' reads stdin.")],
     home: HomeOpt = None,
 ) -> None:
-    """Append messages from zerda's JSONL/JSON export or an OpenAI [{role, content}] array."""
+    """Add messages from zerda's JSONL/JSON export or an OpenAI messages array.
+
+    A zerda export brings the session's user, metadata and summary too; messages
+    whose uuid the session already holds are updated, not added twice.
+    """
     from zerda_cli.importing import parse_import
 
-    messages = parse_import(read_source(source), "stdin" if source == "-" else source)
+    found = parse_import(read_source(source), "stdin" if source == "-" else source)
     # Counted now: loading the encoder is small beside a bulk import, and counts left for
     # the first reader sit in a record at the end, which streaming readers wait for.
     store = open_store(home)
-    stored = store.add_memory(session, Memory(messages=messages))
+    if found.session is not None:
+        facts = found.session
+        store.create_session(session, facts.user_id, facts.metadata, created_at=facts.created_at)
+    stored = store.add_memory(session, Memory(messages=found.messages, summary=found.summary))
     render.note(f"imported {len(stored)} messages into session {session}")
 
 

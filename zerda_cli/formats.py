@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
+from datetime import UTC
 from typing import Any
 
-from zerda.messages import Message, Session, format_time
+from zerda.formats.openai import to_openai
+from zerda.messages import Message, Session, Summary
 from zerda_cli.sanitize import neutralize, one_line, to_json
 
 INDENT = "  "
@@ -19,7 +21,9 @@ JSON_INDENT = "  "  # what `to_json` indents by
 
 def stamp(message: Message) -> str:
     """The message's time as ISO-8601 UTC to the second, or `-` when it has none."""
-    return format_time(message.created_at.replace(microsecond=0)) if message.created_at else "-"
+    if message.created_at is None:
+        return "-"
+    return message.created_at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def tokens_label(count: int | None) -> str:
@@ -69,25 +73,31 @@ def _json_array(items: Iterable[Any], depth: int) -> Iterator[str]:
 
 
 def json_document(
-    session: Session, summary: str | None, messages: Iterable[Message]
+    session: Session, summary: Summary | None, messages: Iterable[Message]
 ) -> Iterator[str]:
     """The one-document JSON form (the session, its summary and its messages), streamed."""
+    summary_data = summary.to_dict() if summary else None
     yield "{\n"
     yield f'{JSON_INDENT}"session": {_nested_json(session.to_dict(), 1)},\n'
-    yield f'{JSON_INDENT}"summary": {_nested_json(summary, 1)},\n'
+    yield f'{JSON_INDENT}"summary": {_nested_json(summary_data, 1)},\n'
     yield f'{JSON_INDENT}"messages": '
     yield from _json_array((m.to_dict() for m in messages), 1)
     yield "\n}\n"
 
 
 def openai_document(messages: Iterable[Message]) -> Iterator[str]:
-    """`[{"role", "content"}]`, as chat-completion APIs take them, streamed."""
-    yield from _json_array(({"role": m.role, "content": m.content} for m in messages), 0)
+    """The messages as chat-completion APIs take them (tool calls and all), streamed."""
+    yield from _json_array((to_openai(m) for m in messages), 0)
     yield "\n"
 
 
-def jsonl_lines(messages: Iterable[Message]) -> Iterator[str]:
-    """One JSON message a line."""
+def jsonl_lines(
+    session: Session, summary: Summary | None, messages: Iterable[Message]
+) -> Iterator[str]:
+    """JSON Lines: a `session` record, the `summary` record if any, then one message a line."""
+    yield to_json({"type": "session", **session.to_dict()}, indent=None) + "\n"
+    if summary is not None:
+        yield to_json({"type": "summary", **summary.to_dict()}, indent=None) + "\n"
     for message in messages:
         yield to_json(message.to_dict(), indent=None) + "\n"
 

@@ -92,13 +92,15 @@ def parse_meta(pairs: list[str]) -> dict[str, Any]:
     return meta
 
 
-class Role(StrEnum):
-    """Who a message is from."""
+def check_role_option(role: str) -> str:
+    """`--role` as given, or a usage error saying why it cannot be a role."""
+    from zerda.errors import InvalidMessageError
+    from zerda.messages import check_role
 
-    system = "system"
-    user = "user"
-    assistant = "assistant"
-    tool = "tool"
+    try:
+        return check_role(argument(role, "--role"))
+    except InvalidMessageError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--role") from None
 
 
 class ShowFormat(StrEnum):

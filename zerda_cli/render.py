@@ -11,7 +11,7 @@ import sys
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from zerda.messages import Message, Session
+from zerda.messages import Message, Session, Summary
 from zerda.stats import SessionStats
 from zerda_cli import formats
 from zerda_cli.sanitize import neutralize, one_line, to_json
@@ -37,7 +37,7 @@ def write_json(data: Any) -> None:
 
 
 def document(
-    fmt: str, session: Session, summary: str | None, messages: Iterable[Message]
+    fmt: str, session: Session, summary: Summary | None, messages: Iterable[Message]
 ) -> Iterator[str]:
     """A session as json, openai, jsonl, markdown or (any other `fmt`) text, in chunks
     made as `messages` are read."""
@@ -46,15 +46,16 @@ def document(
     if fmt == "openai":
         return formats.openai_document(messages)
     if fmt == "jsonl":
-        return formats.jsonl_lines(messages)
+        return formats.jsonl_lines(session, summary, messages)
+    text = summary.content if summary else None
     if fmt == "markdown":
-        return formats.markdown_lines(session, summary, messages)
-    return formats.text_lines(session, summary, messages)
+        return formats.markdown_lines(session, text, messages)
+    return formats.text_lines(session, text, messages)
 
 
 def transcript(
     session: Session,
-    summary: str | None,
+    summary: Summary | None,
     messages: Iterable[Message],
     fmt: str | None,
     *,
@@ -64,7 +65,7 @@ def transcript(
     if fmt is None and on_terminal():
         from zerda_cli import richrender
 
-        richrender.transcript(session, summary, messages, page=page)
+        richrender.transcript(session, summary.content if summary else None, messages, page=page)
         return
     write_lines(document(fmt or "text", session, summary, messages))
 

@@ -2,26 +2,36 @@
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from typing import TYPE_CHECKING, Any
 
+from zerda.errors import InvalidArgumentError
 from zerda.messages import Memory, Message
 from zerda.tokens import DEFAULT_ENCODING, count_tokens
 
 if TYPE_CHECKING:
-    from zerda.store import SessionStore
+    from zerda.storebase import Store
 
 Turn = dict[str, Any]
 
 
 MISSING = "zerda.missing"  # metadata flag: this side of the turn was saved as None
+VALUE = "zerda.value"  # metadata: the side's value when it was not a string (any JSON value)
 
 
 def _stored_side(role: str, value: Any) -> Message:
+    """One side of a turn as a message; a value that is not text is kept beside its text."""
     if value is None:
         return Message(role, "", {MISSING: True})
-    return Message(role, turn_text(value))
+    if isinstance(value, str):
+        return Message(role, value)
+    try:
+        json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError, RecursionError):
+        return Message(role, turn_text(value))  # not JSON: only its text can be kept
+    return Message(role, turn_text(value), {VALUE: value})
 
 
 def turn_text(value: Any) -> str:
@@ -35,7 +45,9 @@ class BaseMemory:
     `chat_memory` holds `{"input", "output", "timestamp"}` dicts, oldest first.
     Every public method takes the instance lock, so threads may share a memory.
     A bound memory keeps the stored (user, assistant) messages of its latest save
-    in `last_stored_turn` (their uuids, times and token counts).
+    in `last_stored_turn` (their uuids, times and token counts), and the session's
+    system messages in `system_messages`: they open every context and are never
+    trimmed by a window or a budget.
     """
 
     memory_type = "base"
@@ -47,12 +59,12 @@ class BaseMemory:
         output_key: str = "output",
         memory_key: str = "history",
         *,
-        store: SessionStore | None = None,
+        store: Store | None = None,
         session_id: str | None = None,
         encoding: str = DEFAULT_ENCODING,
     ) -> None:
         if (store is None) != (session_id is None):
-            raise ValueError("store and session_id must be given together")
+            raise InvalidArgumentError("store and session_id must be given together")
         self.return_messages = return_messages
         self.input_key = input_key
         self.output_key = output_key
@@ -62,18 +74,19 @@ class BaseMemory:
         self.session_id = session_id
         self.chat_memory: list[Turn] = []
         self.last_stored_turn: tuple[Message, Message] | None = None
+        self.system_messages: list[Message] = []
         self._lock = threading.RLock()
-        if store is not None and session_id is not None:
+        if store is not None and session_id is not None and store.exists(session_id):
+            self.system_messages = store.system_messages(session_id)
             self._restore(store, session_id)
 
     # -- hooks for subclasses -------------------------------------------------
 
-    def _restore(self, store: SessionStore, session_id: str) -> None:
-        """Fill `chat_memory` from the session (all turns; subclasses read less)."""
+    def _restore(self, store: Store, session_id: str) -> None:
+        """Fill `chat_memory` from an existing session (all turns; subclasses read less)."""
         from zerda.memory.turns import turns_from_messages
 
-        if store.exists(session_id):
-            self.chat_memory.extend(turns_from_messages(store.iter_messages(session_id)))
+        self.chat_memory.extend(turns_from_messages(store.iter_messages(session_id)))
         self._trim()
 
     def _trim(self) -> list[Turn]:
@@ -111,9 +124,7 @@ class BaseMemory:
                 self._forget_save(dropped, state)
                 raise
 
-    def _persist(
-        self, store: SessionStore, session_id: str, turn: Turn, summary: str | None
-    ) -> None:
+    def _persist(self, store: Store, session_id: str, turn: Turn, summary: str | None) -> None:
         """Write the turn (and a new summary) in one write.
 
         A side saved as None is stored as an empty message marked `MISSING`, so a
@@ -135,14 +146,27 @@ class BaseMemory:
             return {self.memory_key: self._format_messages_as_text()}
 
     def _format_messages_as_text(self) -> str:
-        return "\n".join(
-            f"user: {turn['input']}\nassistant: {turn['output']}" for turn in self.chat_memory
-        )
+        """System messages, then `user: {input}\nassistant: {output}` per turn."""
+        return "\n".join(p for p in (self._system_text(), self._turns_text()) if p)
+
+    def _system_text(self) -> str:
+        return "\n".join(f"system: {m.content}" for m in self.system_messages)
+
+    def _turns_text(self) -> str:
+        """`user: {input}\nassistant: {output}` per turn; a side that is None has no line."""
+        lines = []
+        for turn in self.chat_memory:
+            if turn["input"] is not None:
+                lines.append(f"user: {turn['input']}")
+            if turn["output"] is not None:
+                lines.append(f"assistant: {turn['output']}")
+        return "\n".join(lines)
 
     def clear(self) -> None:
         """Forget every turn (and empty the bound session, keeping the session)."""
         with self._lock:
             self.chat_memory.clear()
+            self.system_messages = []
             # A bound session that was never written has nothing to clear.
             store, session_id = self.store, self.session_id
             if store is not None and session_id is not None and store.exists(session_id):
@@ -179,11 +203,16 @@ class BaseMemory:
             turn_text(turn["output"]), self.encoding
         )
 
-    def context_messages(self) -> list[dict[str, str]]:
-        """What this memory hands a model, as OpenAI-style `{"role", "content"}` dicts."""
+    def context_messages(self) -> list[dict[str, Any]]:
+        """What this memory hands a model, as OpenAI chat messages.
+
+        The session's system messages come first, as stored; then each turn.
+        """
+        from zerda.formats.openai import to_openai
+
         with self._lock:
             turns = list(self.chat_memory)
-        messages: list[dict[str, str]] = []
+            messages = [to_openai(m) for m in self.system_messages]
         for turn in turns:
             if turn["input"] is not None:
                 messages.append({"role": "user", "content": turn_text(turn["input"])})
@@ -202,3 +231,9 @@ class BaseMemory:
         import asyncio
 
         return await asyncio.to_thread(self.load_memory_variables, inputs)
+
+    async def aclear(self) -> None:
+        """`clear` in a worker thread."""
+        import asyncio
+
+        await asyncio.to_thread(self.clear)

@@ -41,15 +41,15 @@ class _SummaryMixin(BaseMemory):
         with self._lock:
             if self.return_messages:
                 return {self.memory_key: self.chat_memory, "summary": self.summary}
-            parts = [self._summary_line(), self._format_messages_as_text()]
+            parts = [self._system_text(), self._summary_line(), self._turns_text()]
             return {self.memory_key: "\n".join(p for p in parts if p)}
 
     def _restore(self, store: Any, session_id: str) -> None:
         super()._restore(store, session_id)
-        if store.exists(session_id):
-            self.summary = store.get_summary(session_id) or ""
+        stored = store.get_summary(session_id)
+        self.summary = stored.content if stored else ""
 
-    def _summary_messages(self) -> list[dict[str, str]]:
+    def _summary_messages(self) -> list[dict[str, Any]]:
         """The summary as one system message; none while there is no summary."""
         if not self.summary:
             return []
@@ -57,9 +57,11 @@ class _SummaryMixin(BaseMemory):
             {"role": "system", "content": f"Summary of the conversation so far:\n{self.summary}"}
         ]
 
-    def context_messages(self) -> list[dict[str, str]]:
-        """The summary as a system message, then the verbatim turns."""
-        return self._summary_messages() + super().context_messages()
+    def context_messages(self) -> list[dict[str, Any]]:
+        """The system messages, the summary as a system message, then the verbatim turns."""
+        messages = super().context_messages()
+        at = len(self.system_messages)
+        return messages[:at] + self._summary_messages() + messages[at:]
 
     def clear(self) -> None:
         """Forget turns and summary."""
@@ -94,11 +96,14 @@ class ConversationSummaryMemory(_SummaryMixin):
         with self._lock:
             if self.return_messages:
                 return {self.memory_key: self.chat_memory, "summary": self.summary}
-            return {self.memory_key: self._summary_line()}
+            parts = [self._system_text(), self._summary_line()]
+            return {self.memory_key: "\n".join(p for p in parts if p)}
 
-    def context_messages(self) -> list[dict[str, str]]:
-        """Only the summary, as a system message."""
-        return self._summary_messages()
+    def context_messages(self) -> list[dict[str, Any]]:
+        """The session's system messages, then the summary as a system message."""
+        from zerda.formats.openai import to_openai
+
+        return [to_openai(m) for m in self.system_messages] + self._summary_messages()
 
 
 class ConversationSummaryBufferMemory(_SummaryMixin, ConversationTokenBufferMemory):

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from zerda.errors import InvalidArgumentError
 from zerda.memory.base import BaseMemory, Turn
+from zerda.tally import ANSWERING, ASKING
 from zerda.tokens import count_tokens
 
 
@@ -19,26 +21,26 @@ class ConversationTokenBufferMemory(BaseMemory):
     memory_type = "token"
 
     def __init__(self, max_token_limit: int = 2000, *args: Any, **kwargs: Any) -> None:
-        if max_token_limit < 0:
-            raise ValueError("max_token_limit must be >= 0")
+        if type(max_token_limit) is not int or max_token_limit < 0:
+            raise InvalidArgumentError(
+                f"max_token_limit must be an integer >= 0, not {max_token_limit!r}"
+            )
         self.max_token_limit = max_token_limit
         self._counted: list[Turn] = []  # the turns `_counts` counted, aligned with chat_memory
         self._counts: list[int] = []
         super().__init__(*args, **kwargs)
 
     def _restore(self, store: Any, session_id: str) -> None:
-        if not store.exists(session_id):
-            return
         from zerda.memory.turns import turns_from_messages
 
         kept: list[Any] = []
         total = 0
         for message in store.iter_messages_reversed(session_id):
-            if message.role not in ("user", "assistant"):
+            if message.kind not in ASKING | ANSWERING:
                 continue
             kept.append(message)
             total += count_tokens(message.content, self.encoding)
-            if total > self.max_token_limit and message.role == "user":
+            if total > self.max_token_limit and message.kind in ASKING:
                 break
         self.chat_memory.extend(turns_from_messages(reversed(kept)))
         self._drop_over_budget()

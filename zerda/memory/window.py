@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from zerda.errors import InvalidArgumentError
 from zerda.memory.base import BaseMemory, Turn
 from zerda.memory.turns import last_turns
 
@@ -14,14 +15,13 @@ class ConversationBufferWindowMemory(BaseMemory):
     memory_type = "window"
 
     def __init__(self, k: int = 5, *args: Any, **kwargs: Any) -> None:
-        if k < 0:
-            raise ValueError("k must be >= 0")
+        if type(k) is not int or k < 0:
+            raise InvalidArgumentError(f"k must be an integer >= 0, not {k!r}")
         self.k = k
         super().__init__(*args, **kwargs)
 
     def _restore(self, store: Any, session_id: str) -> None:
-        if store.exists(session_id):
-            self.chat_memory.extend(last_turns(store.iter_messages_reversed(session_id), self.k))
+        self.chat_memory.extend(last_turns(store.iter_messages_reversed(session_id), self.k))
 
     def _trim(self) -> list[Turn]:
         excess = max(0, len(self.chat_memory) - self.k)

@@ -1,0 +1,1 @@
+"""Mappings between zerda's messages and foreign message formats, one module per format."""

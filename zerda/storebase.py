@@ -1,0 +1,201 @@
+"""The store interface: what every session store provides, and what it gets for free.
+
+Everything above the store (memory classes, the command, the REPL) is written against
+`Store`. An implementation provides the abstract methods; `add_message`,
+`append_turn` and the async twins (Zep's client names: `aadd_memory`,
+`aget_memory`, ...) come from here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from abc import ABC, abstractmethod
+from collections.abc import Iterator
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from zerda.messages import Memory, Message, Session, Summary
+
+if TYPE_CHECKING:
+    from zerda.stats import SessionStats
+
+
+class Store(ABC):
+    """Sessions of messages with metadata, a running summary and running totals."""
+
+    encoding: str
+
+    # -- sessions ----------------------------------------------------------------
+
+    @abstractmethod
+    def exists(self, session_id: str) -> bool:
+        """True when the session has been written."""
+
+    @abstractmethod
+    def create_session(
+        self,
+        session_id: str,
+        user_id: str | None = None,
+        metadata: dict[str, Any] | None = None,
+        *,
+        created_at: datetime | None = None,
+    ) -> Session:
+        """Create the session, or update it as `update_session` does if it exists."""
+
+    @abstractmethod
+    def update_session(
+        self, session_id: str, user_id: str | None = None, metadata: dict[str, Any] | None = None
+    ) -> Session:
+        """Set the user and merge metadata (None removes a key); NotFoundError if unknown."""
+
+    @abstractmethod
+    def get_session(self, session_id: str) -> Session:
+        """The session's id, user, metadata and creation time."""
+
+    @abstractmethod
+    def session_ids(self) -> list[str]:
+        """The ids of all sessions, sorted."""
+
+    @abstractmethod
+    def list_sessions(self) -> list[SessionStats]:
+        """Stats of every readable session, most recently active first."""
+
+    @abstractmethod
+    def delete_session(self, session_id: str) -> None:
+        """Remove the session and everything in it."""
+
+    # -- messages ----------------------------------------------------------------
+
+    @abstractmethod
+    def add_memory(self, session_id: str, memory: Memory) -> list[Message]:
+        """Add messages (upserting by uuid) and a summary in one write; returns them stored."""
+
+    def add_message(self, session_id: str, message: Message) -> Message:
+        """Add one message."""
+        return self.add_memory(session_id, Memory(messages=[message]))[0]
+
+    def append_turn(
+        self,
+        session_id: str,
+        user: str,
+        assistant: str,
+        metadata: dict[str, Any] | None = None,
+        summary: Summary | str | None = None,
+    ) -> tuple[Message, Message]:
+        """Append a user message and its reply (and a new summary) in one write."""
+        pair = [
+            Message("user", user, dict(metadata or {})),
+            Message("assistant", assistant, dict(metadata or {})),
+        ]
+        first, second = self.add_memory(session_id, Memory(messages=pair, summary=summary))
+        return first, second
+
+    @abstractmethod
+    def set_summary(self, session_id: str, summary: Summary | str) -> Summary:
+        """Record the session's running summary (the latest wins); returns it stored."""
+
+    @abstractmethod
+    def get_summary(self, session_id: str) -> Summary | None:
+        """The latest summary, or None."""
+
+    @abstractmethod
+    def get_memory(self, session_id: str, lastn: int | None = None) -> Memory:
+        """The messages (the last `lastn`; None or 0: all) and the summary."""
+
+    @abstractmethod
+    def iter_messages(self, session_id: str) -> Iterator[Message]:
+        """Every message, oldest first, streamed."""
+
+    @abstractmethod
+    def iter_messages_reversed(self, session_id: str) -> Iterator[Message]:
+        """Messages newest first, streamed from the end."""
+
+    @abstractmethod
+    def system_messages(self, session_id: str) -> list[Message]:
+        """The session's system messages, oldest first."""
+
+    @abstractmethod
+    def message_count(self, session_id: str) -> int:
+        """How many messages the session holds."""
+
+    @abstractmethod
+    def session_stats(self, session_id: str) -> SessionStats:
+        """Counts, tokens, characters and activity."""
+
+    @abstractmethod
+    def search(self, query: str, session_id: str | None = None) -> Iterator[tuple[str, Message]]:
+        """(session id, message) for every message holding `query`, any case."""
+
+    # -- rewriting ---------------------------------------------------------------
+
+    @abstractmethod
+    def clear(self, session_id: str) -> None:
+        """Empty the session (messages and summary); the session and its metadata stay."""
+
+    @abstractmethod
+    def delete_last_turn(self, session_id: str) -> list[Message]:
+        """Remove the last user message and everything after it; returns what was removed."""
+
+    @abstractmethod
+    def replace_last_turn(
+        self, session_id: str, user: str, assistant: str, *, replaces: str | None = None
+    ) -> tuple[Message, Message]:
+        """Swap the last turn for a new one in one step."""
+
+    # -- async twins ---------------------------------------------------------------
+
+    async def aadd_memory(self, session_id: str, memory: Memory) -> list[Message]:
+        """`add_memory` in a worker thread."""
+        return await asyncio.to_thread(self.add_memory, session_id, memory)
+
+    async def aadd_message(self, session_id: str, message: Message) -> Message:
+        """`add_message` in a worker thread."""
+        return await asyncio.to_thread(self.add_message, session_id, message)
+
+    async def aget_memory(self, session_id: str, lastn: int | None = None) -> Memory:
+        """`get_memory` in a worker thread."""
+        return await asyncio.to_thread(self.get_memory, session_id, lastn)
+
+    async def aget_summary(self, session_id: str) -> Summary | None:
+        """`get_summary` in a worker thread."""
+        return await asyncio.to_thread(self.get_summary, session_id)
+
+    async def aset_summary(self, session_id: str, summary: Summary | str) -> Summary:
+        """`set_summary` in a worker thread."""
+        return await asyncio.to_thread(self.set_summary, session_id, summary)
+
+    async def acreate_session(
+        self, session_id: str, user_id: str | None = None, metadata: dict[str, Any] | None = None
+    ) -> Session:
+        """`create_session` in a worker thread."""
+        return await asyncio.to_thread(self.create_session, session_id, user_id, metadata)
+
+    async def aupdate_session(
+        self, session_id: str, user_id: str | None = None, metadata: dict[str, Any] | None = None
+    ) -> Session:
+        """`update_session` in a worker thread."""
+        return await asyncio.to_thread(self.update_session, session_id, user_id, metadata)
+
+    async def aget_session(self, session_id: str) -> Session:
+        """`get_session` in a worker thread."""
+        return await asyncio.to_thread(self.get_session, session_id)
+
+    async def adelete_session(self, session_id: str) -> None:
+        """`delete_session` in a worker thread."""
+        await asyncio.to_thread(self.delete_session, session_id)
+
+    async def alist_sessions(self) -> list[SessionStats]:
+        """`list_sessions` in a worker thread."""
+        return await asyncio.to_thread(self.list_sessions)
+
+    async def asession_stats(self, session_id: str) -> SessionStats:
+        """`session_stats` in a worker thread."""
+        return await asyncio.to_thread(self.session_stats, session_id)
+
+    async def asearch(self, query: str, session_id: str | None = None) -> list[tuple[str, Message]]:
+        """Every hit of `search`, gathered in a worker thread."""
+        return await asyncio.to_thread(lambda: list(self.search(query, session_id)))
+
+    async def aclear(self, session_id: str) -> None:
+        """`clear` in a worker thread."""
+        await asyncio.to_thread(self.clear, session_id)
