@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import re
+from contextlib import suppress
 from pathlib import Path
 
-from zerda.errors import InvalidSessionIdError, UnsafePathError
+from zerda.errors import InvalidSessionIdError, StorageWriteError, UnsafePathError
 
 SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 SUFFIX = ".jsonl"
@@ -43,13 +45,44 @@ def default_home() -> Path:
     return env_dir("ZERDA_HOME", "data")
 
 
+def refuse_symlinks(*paths: Path) -> None:
+    """Raise UnsafePathError if any of `paths` is a symlink: reads and writes refuse alike."""
+    for path in paths:
+        if path.is_symlink():
+            raise UnsafePathError(f"{path} is a symlink; refusing to use it")
+
+
 def private_dir(path: Path) -> Path:
-    """Create `path` (and parents) if needed, mode 0700 whatever the umask; refuse a symlink."""
-    if path.is_symlink():
-        raise UnsafePathError(f"{path} is a symlink; refusing to use it")
+    """Create `path` and any missing parents, each 0700 whatever the umask; refuse a symlink.
+
+    `path` itself is made 0700 even if it existed; parents that existed keep their mode.
+    """
+    refuse_symlinks(path)
+    missing = []
+    parent = path
+    while not os.path.lexists(parent) and parent != parent.parent:
+        missing.append(parent)
+        parent = parent.parent
     try:
-        path.mkdir(parents=True, exist_ok=True, mode=0o700)
-        os.chmod(path, 0o700)
+        for directory in reversed(missing):
+            with suppress(FileExistsError):  # another process made it meanwhile
+                os.mkdir(directory, 0o700)
+                _make_private(directory)  # mkdir's mode is cut by the umask, never widened
+        _make_private(path)
     except OSError as exc:
-        raise UnsafePathError(f"cannot use {path}: {exc.strerror or exc}") from None
+        raise StorageWriteError(f"cannot create {path}: {exc.strerror or exc}") from None
     return path
+
+
+def _make_private(directory: Path) -> None:
+    """chmod 0700 through a handle that refuses a symlink swapped in since the check."""
+    try:
+        fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise UnsafePathError(f"{directory} is a symlink; refusing to use it") from None
+        raise
+    try:
+        os.fchmod(fd, 0o700)
+    finally:
+        os.close(fd)
