@@ -23,12 +23,13 @@ import urllib.request
 from collections.abc import Callable, Generator, Iterator
 from typing import IO, TYPE_CHECKING, Any, Protocol
 
+from zerda.formats.openai import content_text
 from zerda_cli.redact import redact, redact_stream
 
 if TYPE_CHECKING:
     from zerda_cli.config import ChatConfig
 
-Messages = list[dict[str, str]]
+Messages = list[dict[str, Any]]
 CHUNK = 4096
 STDERR_TAIL = 4096
 
@@ -60,7 +61,7 @@ def one_line(text: str, limit: int = 200) -> str:
 
 def as_text(messages: Messages) -> str:
     """The context in the `role: content` text form, one message after another."""
-    return "\n".join(f"{m['role']}: {m['content']}" for m in messages) + "\n"
+    return "\n".join(f"{m['role']}: {content_text(m.get('content'))}" for m in messages) + "\n"
 
 
 class ManualBackend:

@@ -46,6 +46,7 @@ def _summarized(bound: Any, unbound: Any) -> BaseMemory:
     if bound.summary:
         return bound  # type: ignore[no-any-return]
     everything = ConversationBufferMemory(store=bound.store, session_id=bound.session_id)
+    unbound.system_messages = everything.system_messages
     for turn in everything.chat_memory:
         unbound.save_context({"input": turn["input"]}, {"output": turn["output"]})
     return unbound  # type: ignore[no-any-return]

@@ -11,6 +11,7 @@ import contextlib
 from collections.abc import Callable
 
 from zerda.errors import ZerdaError
+from zerda.formats.openai import content_text
 from zerda.memory.turns import last_turns
 from zerda.messages import Message
 from zerda.store import SessionStore
@@ -68,16 +69,8 @@ class Chat:
 
     def set_session_system(self, text: str | None) -> None:
         """Store `text` as the session's own system prompt; None removes it."""
-        exists = self.store.exists(self.session_id)
-        session = self.store.get_session(self.session_id) if exists else None
-        metadata = dict(session.metadata) if session else {}
-        if text is None:
-            metadata.pop(SYSTEM_KEY, None)
-        else:
-            metadata[SYSTEM_KEY] = text
-        self.store.create_session(
-            self.session_id, user_id=session.user_id if session else None, metadata=metadata
-        )
+        # Metadata merges: a key set to None is removed, the others are kept.
+        self.store.create_session(self.session_id, metadata={SYSTEM_KEY: text})
         self.session_system = text
         self._update_tokens()
 
@@ -90,7 +83,9 @@ class Chat:
 
     def tokens(self, messages: Messages) -> int:
         """Tokens of the messages' contents, in the store's encoding."""
-        return sum(count_tokens(m["content"], self.store.encoding) for m in messages)
+        return sum(
+            count_tokens(content_text(m.get("content")), self.store.encoding) for m in messages
+        )
 
     def system_prompt(self) -> str | None:
         """The session's own system prompt, else the configured default."""
