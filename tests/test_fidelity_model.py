@@ -216,3 +216,64 @@ def test_zerda_context_carries_the_system_prompt_and_no_none(
         args = [ZERDA, "context", "s", "--memory", kind, "-k", "1"]
         text = subprocess.run(args, capture_output=True, env=env, check=True, text=True).stdout
         assert "system: Be brief." in text and "None" not in text, kind
+
+
+# -- tool calls reach the model as they were stored ---------------------------------
+
+TOOL_TURN: list[dict[str, Any]] = [
+    {"role": "user", "content": "Weather in Paris?"},
+    {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "weather", "arguments": "{}"}}
+        ],
+    },
+    {"role": "tool", "tool_call_id": "c1", "content": "18 C"},
+    {"role": "assistant", "content": "18 °C."},
+]
+
+
+def store_tool_turn(store: SessionStore) -> None:
+    from zerda.formats.openai import from_openai
+
+    store.add_message("s", Message("system", "Use tools."))
+    store.append_turn("s", "Hi", "Hello.")
+    store.add_memory("s", Memory([from_openai(m) for m in TOOL_TURN]))
+
+
+@pytest.mark.parametrize("cls", [c for c in ALL_MEMORIES if c is not ConversationSummaryMemory])
+def test_a_tool_call_exchange_is_one_turn_sent_exactly(cls: type, store: SessionStore) -> None:
+    store_tool_turn(store)
+    kwargs = {"k": 1} if cls is ConversationBufferWindowMemory else {}
+    memory = cls(store=store, session_id="s", **kwargs)
+    assert memory.chat_memory[-1]["input"] == "Weather in Paris?"
+    assert memory.chat_memory[-1]["output"] == "18 °C."
+    context = memory.context_messages()
+    assert context[0] == {"role": "system", "content": "Use tools."}
+    assert context[-4:] == TOOL_TURN
+    assert store.session_stats("s").turn_count == len(
+        ConversationBufferMemory(store=store, session_id="s").chat_memory
+    )
+
+
+def test_zerda_chat_sends_stored_tool_calls_to_the_server(home: Path, store: SessionStore) -> None:
+    from chat_server import chat_server
+
+    store_tool_turn(store)
+    env = {"ZERDA_HOME": str(home), "PATH": "/usr/bin:/bin", "ZERDA_API_KEY": "sk-test"}
+    with chat_server() as server:
+        args = [ZERDA, "chat", "s", "--backend", "openai", "--base-url", server.url("stream")]
+        done = subprocess.run(
+            [*args, "--model", "m"],
+            input=b"And tomorrow?\n",
+            capture_output=True,
+            env=env,
+            timeout=60,
+            check=False,
+        )
+    assert done.returncode == 0, done.stderr
+    sent = server.requests[0]["body"]["messages"]
+    assert sent[0] == {"role": "system", "content": "Use tools."}
+    assert sent[-5:-1] == TOOL_TURN
+    assert sent[-1] == {"role": "user", "content": "And tomorrow?"}

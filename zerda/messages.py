@@ -53,6 +53,29 @@ def role_type_of(role: str) -> str:
     return ROLE_TYPE_OF.get(role.strip().casefold(), "norole")
 
 
+# Where a message sits in a turn: it asks (opens a turn), answers (closes it), or is
+# inside a tool-call exchange between the two.
+ASK, ANSWER, INSIDE = "ask", "answer", "inside"
+TOOL_CALL_KEYS = ("tool_calls", "function_call")
+
+
+def turn_part(role_type: str, extra: dict[str, Any] | None) -> str | None:
+    """ASK, ANSWER or INSIDE for a message of `role_type` (with `extra`); None for system.
+
+    Users and speakers of no known type ask; an assistant answers, unless it calls a
+    tool (an OpenAI `tool_calls` or `function_call`): that, and the tool's result, are
+    inside the turn, which the assistant's final reply closes.
+    """
+    if role_type in ("user", "norole"):
+        return ASK
+    if role_type == "assistant":
+        calls = extra and any(extra.get(key) for key in TOOL_CALL_KEYS)
+        return INSIDE if calls else ANSWER
+    if role_type in ("tool", "function"):
+        return INSIDE
+    return None
+
+
 def check_role(role: object) -> str:
     """`role` if it is a usable role name: a non-empty string, short, without control characters."""
     if not isinstance(role, str) or not role.strip():
@@ -135,6 +158,11 @@ class Message:
     def kind(self) -> str:
         """The role type (never None once constructed)."""
         return self.role_type or "norole"
+
+    @property
+    def part(self) -> str | None:
+        """Where the message sits in a turn: ASK, ANSWER, INSIDE, or None (system)."""
+        return turn_part(self.kind, self.extra)
 
     def stamped(self, token_count: int | None) -> Message:
         """A copy with a fresh uuid and creation time (kept if already set)."""

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from zerda.messages import ROLE_TYPES, Message, format_time, parse_time, role_type_of
+from zerda.messages import ROLE_TYPES, Message, format_time, parse_time, role_type_of, turn_part
 from zerda.records import MESSAGE, TOKENS, loads
 from zerda.tally import Tally
 
@@ -79,7 +79,7 @@ def collect_stats(session_id: str, messages: Iterable[Message]) -> SessionStats:
     tally = Tally()
     for m in messages:
         stamp = format_time(m.created_at) if m.created_at is not None else None
-        tally.add(m.kind, len(m.content), m.token_count or 0, stamp)
+        tally.add(m.kind, m.part, len(m.content), m.token_count or 0, stamp)
     return stats_from_tally(session_id, tally)
 
 
@@ -130,11 +130,13 @@ def _scan_line(line: bytes, tally: Tally, uncounted: list[str], counts: dict[str
     role = _ROLE_TYPES.get(head[4]) if head[4] else _role_type_of(head[3])
     if tail is None or role is None:
         return False
+    if b'"extra":' in line[end:]:
+        return False  # a tool call may change how it counts: decoded the slow way
     count = tail[1]
     if count == b"null":
         uncounted.append(head[1].decode())
     tokens = 0 if count == b"null" else int(count)
-    tally.add(role, _json_length(line[start:end]), tokens, head[2].decode())
+    tally.add(role, turn_part(role, None), _json_length(line[start:end]), tokens, head[2].decode())
     return True
 
 

@@ -9,12 +9,9 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from zerda.messages import role_type_of
+from zerda.messages import ANSWER, ASK, role_type_of, turn_part
 
 TALLY = "tally"
-# Role types that ask (open a turn) and that answer (close it).
-ASKING = frozenset({"user", "norole"})
-ANSWERING = frozenset({"assistant"})
 
 
 @dataclass
@@ -35,8 +32,11 @@ class Tally:
     after_user: bool = False
     system: int | None = 0
 
-    def add(self, role_type: str, chars: int, tokens: int | None, stamp: str | None) -> None:
-        """Count one message (oldest first); `stamp` is its ISO-8601 time with a Z."""
+    def add(
+        self, role_type: str, part: str | None, chars: int, tokens: int | None, stamp: str | None
+    ) -> None:
+        """Count one message (oldest first): its role type, its `turn_part`, its length,
+        tokens and ISO-8601 time with a Z."""
         self.messages += 1
         if role_type == "system" and self.system is not None:
             self.system += 1
@@ -44,11 +44,11 @@ class Tally:
             self.pending += 1
         else:
             self.tokens += tokens
-        if role_type in ASKING:
+        if part == ASK:
             self.turns += 1
             self.after_user = True
             self.chars += chars
-        elif role_type in ANSWERING:
+        elif part == ANSWER:
             self.turns += 0 if self.after_user else 1
             self.after_user = False
             self.chars += chars
@@ -65,8 +65,9 @@ class Tally:
         """Take in any record about to be written."""
         if record["type"] == "message":
             kind = record.get("role_type") or role_type_of(record["role"])
+            part = turn_part(kind, record.get("extra"))
             tokens, stamp = record["token_count"], record["created_at"]
-            self.add(kind, len(record["content"]), tokens, stamp)
+            self.add(kind, part, len(record["content"]), tokens, stamp)
         elif record["type"] == "tokens":
             self.add_counts(record["counts"])
 

@@ -47,6 +47,8 @@ def read_source(source: str) -> str:
     """The text of a file, or of stdin when `source` is `-`."""
     if source == "-":
         return decode(sys.stdin.buffer.read(), "stdin")
+    if "\x00" in source:
+        raise InputError("a file name cannot hold a NUL character")
     path = Path(source).expanduser()
     if path.is_dir():
         raise InputError(f"{source} is a directory")

@@ -34,6 +34,19 @@ def _stored_side(role: str, value: Any) -> Message:
     return Message(role, turn_text(value), {VALUE: value})
 
 
+def plain_messages(turn: Turn) -> list[dict[str, Any]]:
+    """A turn as a model gets it from its input and output: a user and an assistant message.
+
+    A side that is None (a question without a reply) is left out.
+    """
+    messages: list[dict[str, Any]] = []
+    if turn["input"] is not None:
+        messages.append({"role": "user", "content": turn_text(turn["input"])})
+    if turn["output"] is not None:
+        messages.append({"role": "assistant", "content": turn_text(turn["output"])})
+    return messages
+
+
 def turn_text(value: Any) -> str:
     """The stored text of one side of a turn: None becomes the empty string."""
     return "" if value is None else str(value)
@@ -198,10 +211,15 @@ class BaseMemory:
         }
 
     def turn_tokens(self, turn: Turn) -> int:
-        """Tokens of one turn: its input text plus its output text."""
-        return count_tokens(turn_text(turn["input"]), self.encoding) + count_tokens(
-            turn_text(turn["output"]), self.encoding
-        )
+        """Tokens of one turn: its input text plus its output text (with a tool-call
+        exchange, the text of every message it sends)."""
+        if "messages" in turn:
+            from zerda.formats.openai import content_text
+
+            texts = [content_text(m.get("content")) for m in turn["messages"]]
+        else:
+            texts = [turn_text(turn["input"]), turn_text(turn["output"])]
+        return sum(count_tokens(text, self.encoding) for text in texts)
 
     def context_messages(self) -> list[dict[str, Any]]:
         """What this memory hands a model, as OpenAI chat messages.
@@ -214,10 +232,7 @@ class BaseMemory:
             turns = list(self.chat_memory)
             messages = [to_openai(m) for m in self.system_messages]
         for turn in turns:
-            if turn["input"] is not None:
-                messages.append({"role": "user", "content": turn_text(turn["input"])})
-            if turn["output"] is not None:
-                messages.append({"role": "assistant", "content": turn_text(turn["output"])})
+            messages += turn["messages"] if "messages" in turn else plain_messages(turn)
         return messages
 
     async def asave_context(self, inputs: dict[str, Any], outputs: dict[str, Any]) -> None:

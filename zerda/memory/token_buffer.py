@@ -6,7 +6,7 @@ from typing import Any
 
 from zerda.errors import InvalidArgumentError
 from zerda.memory.base import BaseMemory, Turn
-from zerda.tally import ANSWERING, ASKING
+from zerda.messages import ASK
 from zerda.tokens import count_tokens
 
 
@@ -36,11 +36,11 @@ class ConversationTokenBufferMemory(BaseMemory):
         kept: list[Any] = []
         total = 0
         for message in store.iter_messages_reversed(session_id):
-            if message.kind not in ASKING | ANSWERING:
+            if message.part is None:
                 continue
             kept.append(message)
             total += count_tokens(message.content, self.encoding)
-            if total > self.max_token_limit and message.kind in ASKING:
+            if total > self.max_token_limit and message.part == ASK:
                 break
         self.chat_memory.extend(turns_from_messages(reversed(kept)))
         self._drop_over_budget()

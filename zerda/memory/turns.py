@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from zerda.memory.base import MISSING, VALUE, Turn
-from zerda.messages import Message
-from zerda.tally import ANSWERING, ASKING
+from zerda.formats.openai import to_openai
+from zerda.memory.base import MISSING, VALUE, Turn, plain_messages
+from zerda.messages import ANSWER, ASK, Message
 
 
 def _timestamp(message: Message) -> float:
@@ -25,35 +25,50 @@ def _value(message: Message | None) -> Any:
 
 
 def turns_from_messages(messages: Iterable[Message]) -> list[Turn]:
-    """Pair each user message with the assistant message after it, oldest first.
+    """Group messages into (input, output) turns, oldest first.
 
-    Pairing goes by role type: a user (or a speaker of no known type, sent to a model
-    as a user) asks, an assistant answers. A question with no reply becomes a turn
-    whose output is None, a reply with no question one whose input is None; system,
-    tool and function messages are not turns and are left out.
+    Grouping goes by `Message.part`: a user (or a speaker of no known type, sent to a
+    model as a user) asks and opens a turn; an assistant's reply closes it; a tool-call
+    exchange between the two stays inside it. A question with no reply becomes a turn
+    whose output is None, a reply with no question one whose input is None; system
+    messages are not turns and are left out.
+
+    A turn whose messages a model would not get back from its input and output alone
+    (a tool-call exchange, a named speaker, content parts) also carries `messages`:
+    them, as OpenAI chat messages, which `context_messages()` sends instead.
     """
     turns: list[Turn] = []
-    pending: Message | None = None
+    current: list[Message] = []
     for message in messages:
-        if message.kind in ASKING:
-            if pending is not None:
-                turns.append(
-                    {"input": _value(pending), "output": None, "timestamp": _timestamp(pending)}
-                )
-            pending = message
-        elif message.kind in ANSWERING:
-            source = pending or message
-            turns.append(
-                {
-                    "input": _value(pending),
-                    "output": _value(message),
-                    "timestamp": _timestamp(source),
-                }
-            )
-            pending = None
-    if pending is not None:
-        turns.append({"input": _value(pending), "output": None, "timestamp": _timestamp(pending)})
+        part = message.part
+        if part is None:
+            continue
+        if part == ASK and current:
+            turns.append(_turn(current))
+            current = []
+        current.append(message)
+        if part == ANSWER:
+            turns.append(_turn(current))
+            current = []
+    if current:
+        turns.append(_turn(current))
     return turns
+
+
+def _turn(messages: list[Message]) -> Turn:
+    """One turn from its messages: the question (if any) first, the reply (if any) last."""
+    first, last = messages[0], messages[-1]
+    asked = first if first.part == ASK else None
+    answered = last if last.part == ANSWER else None
+    turn: Turn = {
+        "input": _value(asked),
+        "output": _value(answered),
+        "timestamp": _timestamp(first),
+    }
+    sent = [to_openai(m) for m in messages if not m.metadata.get(MISSING)]
+    if sent != plain_messages(turn):
+        turn["messages"] = sent
+    return turn
 
 
 def last_turns(reversed_messages: Iterable[Message], count: int) -> list[Turn]:
@@ -61,14 +76,13 @@ def last_turns(reversed_messages: Iterable[Message], count: int) -> list[Turn]:
     if count <= 0:
         return []
     collected: list[Message] = []
-    users = 0
+    asked = 0
     for message in reversed_messages:
-        if message.kind not in ASKING | ANSWERING:
+        if message.part is None:
             continue
         collected.append(message)
-        if message.kind in ASKING:
-            users += 1
-        if users >= count:
+        asked += message.part == ASK
+        if asked >= count:
             break
     turns = turns_from_messages(reversed(collected))
     return turns[-count:]
