@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from bench import suites
+from bench import flat, suites
 from bench.harness import Row, markdown
 
 HERE = Path(__file__).parent
@@ -38,6 +38,7 @@ def main(argv: list[str] | None = None) -> int:
             ("last-10 read", lambda: suites.reads(sizes, cache)),
             ("stats/search/disk", lambda: suites.scans(sizes, cache, work)),
             ("tokens", lambda: suites.tokens(sizes)),
+            ("flat memory", lambda: flat.flat(sizes, cache, work)),
         ]
         for name, run in sections:
             print(f"-- {name}", file=sys.stderr, flush=True)
@@ -137,7 +138,20 @@ def targets(rows: list[Row]) -> list[dict[str, str]]:
     disk = _find(rows, "disk")
     if disk and disk.zerda:
         check("disk at most 1.3x the message text", f"{disk.zerda:.2f}x", disk.zerda <= 1.3)
+    _flat_targets(rows, check)
     return found
+
+
+def _flat_targets(rows: list[Row], check: Callable[[str, str, bool | None], None]) -> None:
+    """Flat memory: each whole command under 100 MB; a long last line shown in 2 s."""
+    for row in rows:
+        if row.section != "flat memory" or row.zerda is None:
+            continue
+        if row.unit == "MB":
+            check(f"{row.case} under {flat.TARGET_MB} MB", f"{row.zerda:.0f} MB", row.zerda < 100)
+        elif "show --last 1" in row.case:
+            limit = flat.LONG_LINE_TARGET_S
+            check(f"{row.case} under {limit:g} s", f"{row.zerda:.2f} s", row.zerda < limit)
 
 
 if __name__ == "__main__":
