@@ -31,7 +31,10 @@ def test_quick_run_writes_every_section(tmp_path: Path) -> None:
         "stats/search",
         "disk",
         "tokens",
+        "flat memory",
     }
+    for row in (r for r in rows if r["section"] == "flat memory"):
+        assert row["zerda"] > 0, row["case"]
     peer = importlib.util.find_spec("langchain_community") is not None
     for row in (r for r in rows if r["section"] == "appends"):
         assert row["zerda"] > 0
