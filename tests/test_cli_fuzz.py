@@ -75,3 +75,47 @@ def test_no_crash_for_any_input(
     after_path = home / "sessions" / "s.jsonl"
     if after_path.exists() and command not in ("add", "import", "clear"):
         assert after_path.read_bytes()[: len(before)] == before  # nothing stored was lost
+
+
+DEEP = "[" * 100_000 + "]" * 100_000
+HOSTILE_DOCUMENTS = [
+    DEEP,
+    '[{"role": "user", "content": "x", "metadata": {"deep": ' + DEEP + "}}]",
+    '[{"role": "user", "content": "x", "token_count": ' + "9" * 5_000 + "}]",
+    '[{"role": "user", "content": "x", "token_count": 1e400}]',
+    '[{"role": "user", "content": "x", "created_at": 1e400}]',
+    '[{"role": "user", "content": "x", "created_at": "' + "9" * 5_000 + '"}]',
+    '{"role": "user", "content": "x", "token_count": ' + "9" * 5_000 + "}\n",
+    '{"role": "user", "content": "' + "\\ud800" + '"}\n',
+    '{"session": {"id": "x", "created_at": 1e400}, "summary": 5, "messages": []}',
+    '{"session": "no", "summary": {"content": '
+    + DEEP
+    + '}, "messages": [{"role": "a", "content": "b"}]}',
+]
+
+
+@pytest.mark.parametrize("document", HOSTILE_DOCUMENTS, ids=range(len(HOSTILE_DOCUMENTS)))
+def test_hostile_imports_are_one_error_and_write_nothing(
+    home: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, document: str
+) -> None:
+    monkeypatch.setattr(sys, "stdin", Stdin(io.BytesIO(document.encode()), encoding="utf-8"))
+    before = (home / "sessions" / "s.jsonl").read_bytes()
+    code = main(["import", "s", "-"])
+    err = capsys.readouterr().err
+    assert code == 1 and err.startswith("error: ") and err.count("\n") == 1, err
+    assert "unexpected" not in err, err
+    assert (home / "sessions" / "s.jsonl").read_bytes() == before
+
+
+@pytest.mark.parametrize("line", [DEEP, '{"type":"message","n":' + "9" * 5_000 + "}"])
+@pytest.mark.parametrize("command", [["show", "s"], ["export", "s"], ["window", "s"]])
+def test_hostile_lines_in_a_session_file_are_one_error(
+    home: Path, capsys: pytest.CaptureFixture[str], line: str, command: list[str]
+) -> None:
+    path = home / "sessions" / "s.jsonl"
+    data = path.read_bytes()
+    first = data.index(b"\n") + 1
+    path.write_bytes(data[:first] + line.encode() + b"\n" + data[first:])
+    code = main(command)
+    err = capsys.readouterr().err
+    assert code == 1 and "line 2" in err and "unexpected" not in err, err
