@@ -7,7 +7,7 @@ from typing import Any
 
 from zerda.formats.openai import to_openai
 from zerda.memory.base import MISSING, VALUE, Turn, plain_messages
-from zerda.messages import ANSWER, ASK, Message
+from zerda.messages import ANSWER, ASK, INSIDE, Message
 
 
 def _timestamp(message: Message) -> float:
@@ -39,27 +39,33 @@ def turns_from_messages(messages: Iterable[Message]) -> list[Turn]:
     """
     turns: list[Turn] = []
     current: list[Message] = []
+    closed = False  # `current` holds the last turn, already answered
     for message in messages:
         part = message.part
         if part is None:
             continue
-        if part == ASK and current:
+        if part == INSIDE and closed:  # a tool message after the reply stays in that turn
+            current.append(message)
+            turns[-1] = _turn(current)
+            continue
+        if part == ASK and current and not closed:  # the open question had no reply
             turns.append(_turn(current))
-            current = []
+        if part == ASK or closed:
+            current, closed = [], False
         current.append(message)
         if part == ANSWER:
             turns.append(_turn(current))
-            current = []
-    if current:
+            closed = True
+    if current and not closed:
         turns.append(_turn(current))
     return turns
 
 
 def _turn(messages: list[Message]) -> Turn:
-    """One turn from its messages: the question (if any) first, the reply (if any) last."""
-    first, last = messages[0], messages[-1]
+    """One turn from its messages: the question (if any) first, then the last reply (if any)."""
+    first = messages[0]
     asked = first if first.part == ASK else None
-    answered = last if last.part == ANSWER else None
+    answered = next((m for m in reversed(messages) if m.part == ANSWER), None)
     turn: Turn = {
         "input": _value(asked),
         "output": _value(answered),
