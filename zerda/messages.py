@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-import unicodedata
+import functools
+import re
 import uuid as uuidlib
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -26,6 +27,9 @@ ROLE_TYPE_OF = {
     "function": "function",
 }
 MAX_ROLE_LENGTH = 256
+# Control characters (C0, DEL, C1) and lone surrogates: never part of a role.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+_ROLE_TYPE_SET = frozenset(ROLE_TYPES)
 
 
 def utc_now() -> datetime:
@@ -78,11 +82,13 @@ def turn_part(role_type: str, extra: dict[str, Any] | None) -> str | None:
 
 def check_role(role: object) -> str:
     """`role` if it is a usable role name: a non-empty string, short, without control characters."""
+    if type(role) is str and role in ROLE_TYPE_OF:  # the common case, in one lookup
+        return role
     if not isinstance(role, str) or not role.strip():
         raise InvalidMessageError("message role must be a non-empty string")
     if len(role) > MAX_ROLE_LENGTH:
         raise InvalidMessageError(f"message role is longer than {MAX_ROLE_LENGTH} characters")
-    if any(unicodedata.category(c) in ("Cc", "Cs") for c in role):
+    if _CONTROL.search(role):
         raise InvalidMessageError(f"message role {role!r} holds control characters")
     return role
 
@@ -144,12 +150,14 @@ class Message:
         check_role(self.role)
         if not isinstance(self.content, str):
             raise InvalidMessageError("message content must be a string")
-        object.__setattr__(self, "metadata", _check_dict(self.metadata, "message metadata"))
-        object.__setattr__(self, "extra", _check_dict(self.extra, "message extra"))
+        if type(self.metadata) is not dict:
+            object.__setattr__(self, "metadata", _check_dict(self.metadata, "message metadata"))
+        if type(self.extra) is not dict:
+            object.__setattr__(self, "extra", _check_dict(self.extra, "message extra"))
         _check_stamps(self.uuid, self.created_at, self.token_count, "message")
         if self.role_type is None:
             object.__setattr__(self, "role_type", role_type_of(self.role))
-        elif self.role_type not in ROLE_TYPES:
+        elif self.role_type not in _ROLE_TYPE_SET:
             raise InvalidMessageError(
                 f"unknown role_type {self.role_type!r} (expected one of {', '.join(ROLE_TYPES)})"
             )
@@ -159,7 +167,7 @@ class Message:
         """The role type (never None once constructed)."""
         return self.role_type or "norole"
 
-    @property
+    @functools.cached_property
     def part(self) -> str | None:
         """Where the message sits in a turn: ASK, ANSWER, INSIDE, or None (system)."""
         return turn_part(self.kind, self.extra)

@@ -320,6 +320,9 @@ class SessionFile:
         """
         size = os.fstat(fd).st_size
         try:
+            # Most reads find no note: an empty lock file says so without opening it.
+            if os.stat(self.lock_path, follow_symlinks=False).st_size == 0:
+                return size
             lock = _open(self.lock_path, os.O_RDONLY)
         except FileNotFoundError:
             return size

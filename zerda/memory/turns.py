@@ -9,6 +9,9 @@ from zerda.formats.openai import to_openai
 from zerda.memory.base import MISSING, VALUE, Turn, plain_messages
 from zerda.messages import ANSWER, ASK, INSIDE, Message
 
+# Roles a turn's plain user/assistant pair sends as they are (Zep's aliases included).
+_PLAIN_ROLES = frozenset({"user", "assistant", "human", "ai"})
+
 
 def _timestamp(message: Message) -> float:
     return message.created_at.timestamp() if message.created_at else 0.0
@@ -71,9 +74,10 @@ def _turn(messages: list[Message]) -> Turn:
         "output": _value(answered),
         "timestamp": _timestamp(first),
     }
-    sent = [to_openai(m) for m in messages if not m.metadata.get(MISSING)]
-    if sent != plain_messages(turn):
-        turn["messages"] = sent
+    if any(m.extra or m.role not in _PLAIN_ROLES for m in messages):
+        sent = [to_openai(m) for m in messages if not m.metadata.get(MISSING)]
+        if sent != plain_messages(turn):
+            turn["messages"] = sent
     return turn
 
 
