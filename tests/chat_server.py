@@ -36,6 +36,8 @@ class Handler(BaseHTTPRequestHandler):
             self._error(401, f"Incorrect API key provided: {self.headers['Authorization'][7:]}")
         elif mode == "plain":
             self._json(200, {"choices": [{"message": {"role": "assistant", "content": reply}}]})
+        elif mode == "usage":
+            self._stream([reply[:4], reply[4:]], pause=0.0, finish="stop", usage=True)
         elif mode == "slow":
             self._stream([reply[:3], reply[3:]], pause=self.server.pause)
         else:
@@ -55,18 +57,32 @@ class Handler(BaseHTTPRequestHandler):
         extra = {"Retry-After": "7"} if status == 429 else {}
         self._json(status, {"error": {"message": message}}, extra)
 
-    def _stream(self, pieces: list[str], pause: float) -> None:
+    def _stream(
+        self,
+        pieces: list[str],
+        pause: float,
+        finish: str | None = None,
+        usage: bool = False,
+        done: bool = True,
+    ) -> None:
+        """Each piece as a chunk; then a finish_reason, a usage chunk and [DONE] if asked."""
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.end_headers()
-        for piece in pieces:
-            event = {"choices": [{"delta": {"content": piece}}]}
+        events: list[dict[str, Any]] = [{"choices": [{"delta": {"content": p}}]} for p in pieces]
+        if finish:
+            events.append({"choices": [{"delta": {}, "finish_reason": finish}]})
+        if usage:
+            figures = {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5}
+            events.append({"model": "served-m", "choices": [], "usage": figures})
+        for event in events:
             self.wfile.write(f"data: {json.dumps(event)}\n\n".encode())
             self.wfile.flush()
-            if pause:
+            if pause and "finish_reason" not in str(event):
                 time.sleep(pause)
-        self.wfile.write(b"data: [DONE]\n\n")
-        self.wfile.flush()
+        if done:
+            self.wfile.write(b"data: [DONE]\n\n")
+            self.wfile.flush()
 
 
 class ChatServer(ThreadingHTTPServer):

@@ -24,11 +24,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 from rich.console import Console
 
+from zerda.clients.base import ClientError
+from zerda.clients.command import CommandClient
+from zerda.clients.openai import OpenAIClient
+from zerda.clients.redact import MARK, redact, redact_stream
 from zerda.store import SessionStore
-from zerda_cli.backends import BackendError, CommandBackend, OpenAIBackend
 from zerda_cli.chatview import ChatView
 from zerda_cli.config import ChatConfig
-from zerda_cli.redact import MARK, redact, redact_stream
 from zerda_cli.repl import Chat
 
 KEY = "sk-test-0123456789abcdef"
@@ -113,8 +115,8 @@ def hostile() -> Iterator[HostileServer]:
         server.server_close()
 
 
-def failure(backend: OpenAIBackend) -> str:
-    with pytest.raises(BackendError) as caught:
+def failure(backend: OpenAIClient) -> str:
+    with pytest.raises(ClientError) as caught:
         list(backend.reply(CONTEXT))
     return str(caught.value)
 
@@ -145,14 +147,14 @@ def test_a_stream_without_the_key_passes_through_whole() -> None:
 
 def test_a_non_json_error_body_echoing_the_key_shows_no_key() -> None:
     with hostile() as server:
-        message = failure(OpenAIBackend(server.url("html-500"), "m", KEY, timeout=10))
+        message = failure(OpenAIClient(server.url("html-500"), "m", KEY, timeout=10))
     assert message.startswith(f"HTTP 500 from 127.0.0.1:{server.server_address[1]}")
     assert KEY not in message and "Bearer [key]" in message
 
 
 def test_a_broken_event_echoing_the_key_shows_no_key() -> None:
     with hostile() as server:
-        message = failure(OpenAIBackend(server.url("broken-sse"), "m", KEY, timeout=10))
+        message = failure(OpenAIClient(server.url("broken-sse"), "m", KEY, timeout=10))
     assert "not JSON" in message and KEY not in message and MARK in message
 
 
@@ -162,7 +164,7 @@ def test_a_reply_quoting_the_key_in_split_events_is_redacted_on_screen_and_on_di
     store = SessionStore(tmp_path / "home", fsync=False)
     out = io.StringIO()
     with hostile() as server:
-        backend = OpenAIBackend(server.url("stream"), "m", KEY, timeout=10)
+        backend = OpenAIClient(server.url("stream"), "m", KEY, timeout=10)
         view = ChatView(Console(file=out, width=200, color_system=None))
         chat = Chat(store, "s", ChatConfig(), view, backend)
         assert chat.handle("what is my key?")
@@ -174,14 +176,14 @@ def test_a_reply_quoting_the_key_in_split_events_is_redacted_on_screen_and_on_di
 
 def test_a_plain_json_reply_quoting_the_key_is_redacted() -> None:
     with hostile() as server:
-        reply = "".join(OpenAIBackend(server.url("plain"), "m", KEY, timeout=10).reply(CONTEXT))
+        reply = "".join(OpenAIClient(server.url("plain"), "m", KEY, timeout=10).reply(CONTEXT))
     assert reply == "key=Bearer [key]"
 
 
 def test_a_redirect_to_another_port_is_not_followed_and_gets_no_key() -> None:
     with hostile() as first, hostile() as second:
         first.target = second.url("stream") + "/chat/completions"
-        message = failure(OpenAIBackend(first.url("redirect"), "m", KEY, timeout=10))
+        message = failure(OpenAIClient(first.url("redirect"), "m", KEY, timeout=10))
     assert first.seen[0]["Authorization"] == f"Bearer {KEY}"
     assert second.seen == []
     assert message == (
@@ -193,15 +195,15 @@ def test_a_redirect_to_another_port_is_not_followed_and_gets_no_key() -> None:
 def test_a_redirect_within_the_server_keeps_the_key() -> None:
     with hostile() as server:
         server.target = "/fine/v1/chat/completions"
-        reply = "".join(OpenAIBackend(server.url("redirect"), "m", KEY, timeout=10).reply(CONTEXT))
+        reply = "".join(OpenAIClient(server.url("redirect"), "m", KEY, timeout=10).reply(CONTEXT))
     assert reply == "fine"
     assert [seen.get("Authorization") for seen in server.seen] == [f"Bearer {KEY}"] * 2
 
 
 @pytest.mark.parametrize("bad", [f"{KEY} x", f"{KEY}\r\nX-Injected: 1", f"{KEY}é"])
 def test_a_key_that_cannot_be_a_header_is_refused_without_being_shown(bad: str) -> None:
-    with pytest.raises(BackendError, match="ZERDA_API_KEY or OPENAI_API_KEY") as caught:
-        OpenAIBackend("http://127.0.0.1:9/v1", "m", bad)
+    with pytest.raises(ClientError, match="ZERDA_API_KEY or OPENAI_API_KEY") as caught:
+        OpenAIClient("http://127.0.0.1:9/v1", "m", bad)
     assert KEY not in str(caught.value)
 
 
@@ -218,9 +220,9 @@ def test_a_command_printing_the_key_from_its_environment_is_redacted(tmp_path: P
         "sys.stderr.write('failed with ' + key + '\\n')\n"
         "sys.exit(3)\n"
     )
-    backend = CommandBackend(f"{sys.executable} {script}", env={"ZERDA_API_KEY": KEY}, secret=KEY)
+    backend = CommandClient(f"{sys.executable} {script}", env={"ZERDA_API_KEY": KEY}, secret=KEY)
     shown = ""
-    with pytest.raises(BackendError) as caught:
+    with pytest.raises(ClientError) as caught:
         for piece in backend.reply(CONTEXT):
             shown += piece
     assert shown == MARK

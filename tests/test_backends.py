@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 from chat_server import chat_server, free_port
 
-from zerda_cli.backends import BackendError, CommandBackend, OpenAIBackend, as_text
+from zerda.clients.base import ClientError
+from zerda.clients.command import CommandClient, as_text
+from zerda.clients.openai import OpenAIClient
 from zerda_cli.config import ConfigError, load_config, parse_memory
 
 CONTEXT = [
@@ -38,21 +40,21 @@ def test_command_gets_json_context_and_its_stdout_streams_back(tmp_path: Path) -
         "    sys.stdout.write(m['role'] + '=' + m['content'] + ';'); sys.stdout.flush()\n"
         "    time.sleep(0.05)\n",
     )
-    pieces = list(CommandBackend(command).reply(CONTEXT))
+    pieces = list(CommandClient(command).reply(CONTEXT))
     assert "".join(pieces) == "".join(f"{m['role']}={m['content']};" for m in CONTEXT)
     assert len(pieces) > 1  # streamed, not read at the end
 
 
 def test_command_text_format_gets_role_lines(tmp_path: Path) -> None:
     command = script(tmp_path, "sys.stdout.write(sys.stdin.read().upper())\n")
-    reply = "".join(CommandBackend(command, text_format=True).reply(CONTEXT))
+    reply = "".join(CommandClient(command, text_format=True).reply(CONTEXT))
     assert reply == as_text(CONTEXT).upper()
     assert reply.startswith("SYSTEM: BE BRIEF.\nUSER: HI\nASSISTANT: HELLO!\n")
 
 
 def test_command_sees_session_id(tmp_path: Path) -> None:
     command = script(tmp_path, "import os; print(os.environ['ZERDA_SESSION'])\n")
-    reply = "".join(CommandBackend(command, env={"ZERDA_SESSION": "s-1"}).reply(CONTEXT))
+    reply = "".join(CommandClient(command, env={"ZERDA_SESSION": "s-1"}).reply(CONTEXT))
     assert reply == "s-1\n"
 
 
@@ -61,28 +63,28 @@ def test_command_failure_is_one_line_with_its_last_stderr_line(tmp_path: Path) -
         tmp_path,
         "print('partial')\nprint('trace\\nmodel overloaded', file=sys.stderr)\nsys.exit(3)\n",
     )
-    with pytest.raises(BackendError) as caught:
-        list(CommandBackend(command).reply(CONTEXT))
+    with pytest.raises(ClientError) as caught:
+        list(CommandClient(command).reply(CONTEXT))
     program = Path(sys.executable).name
     assert str(caught.value) == f"{program} exited with status 3: model overloaded"
 
 
 def test_missing_command_and_bad_quoting_are_errors(tmp_path: Path) -> None:
-    with pytest.raises(BackendError, match="command not found: no-such-zerda-program"):
-        list(CommandBackend("no-such-zerda-program --x").reply(CONTEXT))
-    with pytest.raises(BackendError, match="cannot parse --command"):
-        CommandBackend("say 'unclosed")
+    with pytest.raises(ClientError, match="command not found: no-such-zerda-program"):
+        list(CommandClient("no-such-zerda-program --x").reply(CONTEXT))
+    with pytest.raises(ClientError, match="cannot parse --command"):
+        CommandClient("say 'unclosed")
 
 
 def test_command_that_ignores_stdin_still_answers(tmp_path: Path) -> None:
     command = script(tmp_path, "print('fixed answer')\n")
     big = [{"role": "user", "content": "x" * 1_000_000}]
-    assert "".join(CommandBackend(command).reply(big)) == "fixed answer\n"
+    assert "".join(CommandClient(command).reply(big)) == "fixed answer\n"
 
 
 def test_closing_a_reply_early_ends_the_program(tmp_path: Path) -> None:
     command = script(tmp_path, "import os\nprint(os.getpid(), flush=True)\ntime.sleep(30)\n")
-    pieces = CommandBackend(command).reply(CONTEXT)
+    pieces = CommandClient(command).reply(CONTEXT)
     pid = int(next(pieces))
     os.kill(pid, 0)  # running
     pieces.close()  # what the REPL does on Ctrl-C
@@ -95,19 +97,24 @@ def test_closing_a_reply_early_ends_the_program(tmp_path: Path) -> None:
 
 def test_openai_streams_deltas_and_sends_model_messages_and_key() -> None:
     with chat_server() as server:
-        backend = OpenAIBackend(server.url("stream"), "test-model", "sk-secret", timeout=10)
+        backend = OpenAIClient(server.url("stream"), "test-model", "sk-secret", timeout=10)
         pieces = list(backend.reply(CONTEXT))
     assert "".join(pieces) == "echo: Ünïcode? 🦊"
     assert len(pieces) > 1
     request = server.requests[0]
     assert request["path"] == "/stream/v1/chat/completions"
-    assert request["body"] == {"model": "test-model", "messages": CONTEXT, "stream": True}
+    assert request["body"] == {
+        "model": "test-model",
+        "messages": CONTEXT,
+        "stream": True,
+        "stream_options": {"include_usage": True},
+    }
     assert request["headers"]["Authorization"] == "Bearer sk-secret"
 
 
 def test_openai_accepts_a_non_streamed_answer() -> None:
     with chat_server() as server:
-        backend = OpenAIBackend(server.url("plain"), "m", None, timeout=10)
+        backend = OpenAIClient(server.url("plain"), "m", None, timeout=10)
         assert "".join(backend.reply(CONTEXT)) == "echo: Ünïcode? 🦊"
         assert "Authorization" not in server.requests[0]["headers"]
 
@@ -117,15 +124,15 @@ def test_openai_accepts_a_non_streamed_answer() -> None:
     [
         (401, "HTTP 401 from 127.0.0.1:{port}: the API key was refused"),
         (429, "HTTP 429 from 127.0.0.1:{port}: rate limited or out of quota; retry after 7 s"),
-        (500, "HTTP 500 from 127.0.0.1:{port}: the server failed; try again with /retry"),
+        (500, "HTTP 500 from 127.0.0.1:{port}: the server failed"),
         (503, "HTTP 503 from 127.0.0.1:{port}: the server failed"),
         (404, "HTTP 404 from 127.0.0.1:{port}: not found: check --base-url"),
     ],
 )
 def test_openai_http_errors_are_one_clear_line(status: int, expected: str) -> None:
     with chat_server() as server:
-        backend = OpenAIBackend(server.url(f"status-{status}"), "m", "sk-x", timeout=10)
-        with pytest.raises(BackendError) as caught:
+        backend = OpenAIClient(server.url(f"status-{status}"), "m", "sk-x", timeout=10)
+        with pytest.raises(ClientError) as caught:
             list(backend.reply(CONTEXT))
     message = str(caught.value)
     assert message.startswith(expected.format(port=server.server_address[1]))
@@ -135,8 +142,8 @@ def test_openai_http_errors_are_one_clear_line(status: int, expected: str) -> No
 
 def test_openai_never_shows_the_key_even_when_the_server_quotes_it() -> None:
     with chat_server() as server:
-        backend = OpenAIBackend(server.url("echo-key"), "m", "sk-very-secret-123", timeout=10)
-        with pytest.raises(BackendError) as caught:
+        backend = OpenAIClient(server.url("echo-key"), "m", "sk-very-secret-123", timeout=10)
+        with pytest.raises(ClientError) as caught:
             list(backend.reply(CONTEXT))
     assert "sk-very-secret-123" not in str(caught.value)
     assert "[key]" in str(caught.value)
@@ -145,15 +152,15 @@ def test_openai_never_shows_the_key_even_when_the_server_quotes_it() -> None:
 
 def test_openai_without_key_says_which_variable_to_set() -> None:
     with chat_server() as server:
-        backend = OpenAIBackend(server.url("status-401"), "m", None, timeout=10)
-        with pytest.raises(BackendError, match="no API key: set ZERDA_API_KEY or OPENAI_API_KEY"):
+        backend = OpenAIClient(server.url("status-401"), "m", None, timeout=10)
+        with pytest.raises(ClientError, match="no API key: set ZERDA_API_KEY or OPENAI_API_KEY"):
             list(backend.reply(CONTEXT))
 
 
 def test_openai_connection_refused() -> None:
     port = free_port()
-    backend = OpenAIBackend(f"http://127.0.0.1:{port}/v1", "m", None, timeout=10)
-    with pytest.raises(BackendError) as caught:
+    backend = OpenAIClient(f"http://127.0.0.1:{port}/v1", "m", None, timeout=10)
+    with pytest.raises(ClientError) as caught:
         list(backend.reply(CONTEXT))
     assert str(caught.value) == (
         f"cannot connect to 127.0.0.1:{port}: connection refused (is the server running?)"
@@ -162,35 +169,35 @@ def test_openai_connection_refused() -> None:
 
 def test_openai_timeouts_before_and_during_the_reply() -> None:
     with chat_server(pause=3.0) as server:
-        waiting = OpenAIBackend(server.url("hang"), "m", None, timeout=0.3)
-        with pytest.raises(BackendError, match=r"within 0.3 s \(timeout\)"):
+        waiting = OpenAIClient(server.url("hang"), "m", None, timeout=0.3)
+        with pytest.raises(ClientError, match=r"within 0.3 s \(timeout\)"):
             list(waiting.reply(CONTEXT))
-        stalled = OpenAIBackend(server.url("slow"), "m", None, timeout=0.3)
+        stalled = OpenAIClient(server.url("slow"), "m", None, timeout=0.3)
         pieces = stalled.reply(CONTEXT)
         assert next(pieces) == "ech"
-        with pytest.raises(BackendError, match=r"stopped sending for 0.3 s \(timeout\)"):
+        with pytest.raises(ClientError, match=r"stopped sending for 0.3 s \(timeout\)"):
             list(pieces)
 
 
 @pytest.mark.parametrize("url", ["localhost:8080", "http://[::1/v1", "http://host:port/v1"])
 def test_openai_refuses_a_bad_base_url(url: str) -> None:
-    with pytest.raises(BackendError, match="bad --base-url"):
-        OpenAIBackend(url, "m", None)
+    with pytest.raises(ClientError, match="bad --base-url"):
+        OpenAIClient(url, "m", None)
 
 
 @pytest.mark.parametrize(
     "url", ["http://u:sk-SECRET@127.0.0.1:9/v1", "https://sk-SECRET@[::1/v1", "http://u@h"]
 )
 def test_openai_refuses_credentials_in_the_base_url_without_repeating_them(url: str) -> None:
-    with pytest.raises(BackendError, match="ZERDA_API_KEY or OPENAI_API_KEY") as refused:
-        OpenAIBackend(url, "m", None)
+    with pytest.raises(ClientError, match="ZERDA_API_KEY or OPENAI_API_KEY") as refused:
+        OpenAIClient(url, "m", None)
     assert "SECRET" not in str(refused.value) and "u@" not in str(refused.value)
 
 
 def test_openai_errors_name_the_host_and_port_only() -> None:
-    assert OpenAIBackend("http://127.0.0.1:8080/v1", "m", None).host == "127.0.0.1:8080"
-    assert OpenAIBackend("https://[::1]:9/v1/", "m", None).host == "[::1]:9"
-    assert OpenAIBackend("https://Example.COM/v1", "m", None).host == "example.com"
+    assert OpenAIClient("http://127.0.0.1:8080/v1", "m", None).host == "127.0.0.1:8080"
+    assert OpenAIClient("https://[::1]:9/v1/", "m", None).host == "[::1]:9"
+    assert OpenAIClient("https://Example.COM/v1", "m", None).host == "example.com"
 
 
 # -- config -------------------------------------------------------------------------------

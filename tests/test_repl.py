@@ -13,9 +13,10 @@ import pytest
 from rich.console import Console
 from test_store_faults import rewrite_killed_at
 
+from zerda.clients.command import CommandClient
 from zerda.messages import Summary
 from zerda.store import SessionStore
-from zerda_cli.backends import CommandBackend, ManualBackend
+from zerda_cli.backends import ManualBackend
 from zerda_cli.chatview import ChatView
 from zerda_cli.config import ChatConfig
 from zerda_cli.piped import reply_writer, run_piped, turn_writer
@@ -118,7 +119,7 @@ def test_retry_replaces_the_last_reply_only_when_the_new_one_is_complete(
     failing = tmp_path / "fail.py"
     failing.write_text("import sys\nprint('down', file=sys.stderr)\nsys.exit(1)\n")
     manual = screen.chat.backend
-    screen.chat.backend = CommandBackend(f"{sys.executable} {failing}")
+    screen.chat.backend = CommandClient(f"{sys.executable} {failing}")
     output = screen.type("/retry")
     assert "exited with status 1: down; nothing recorded" in output
     assert "the previous reply stays" in output

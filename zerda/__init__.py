@@ -1,6 +1,7 @@
 """zerda: conversation memory classes and a durable per-session chat-history store."""
 
 from zerda.errors import (
+    ClientError,
     CorruptSessionError,
     InvalidArgumentError,
     InvalidMessageError,
@@ -22,6 +23,7 @@ from zerda.tokens import TokenCounter, count_tokens, get_counter
 __version__ = "0.1.0"
 
 __all__ = [
+    "ClientError",
     "CorruptSessionError",
     "ExtractiveSummarizer",
     "InvalidArgumentError",

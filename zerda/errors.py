@@ -54,5 +54,9 @@ class SessionChangedError(StoreError):
     """A session changed between reading it and a rewrite that depended on it; nothing written."""
 
 
+class ClientError(ZerdaError):
+    """A model client (HTTP or command) gave no complete reply; the message is one line."""
+
+
 class ZerdaWarning(UserWarning):
     """Something was skipped or repaired (a torn last line, a bad line in lenient mode)."""

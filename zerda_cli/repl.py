@@ -16,7 +16,7 @@ from zerda.memory.turns import last_turns
 from zerda.messages import Message
 from zerda.store import SessionStore
 from zerda.tokens import count_tokens
-from zerda_cli.backends import Backend, BackendError, Messages
+from zerda_cli.backends import Backend, BackendError, ManualBackend, Messages
 from zerda_cli.chatcommands import HANDLERS
 from zerda_cli.chatmemory import bind_memory
 from zerda_cli.chatview import ChatView
@@ -117,7 +117,7 @@ class Chat:
         """The backend's reply, shown as it arrives; None when cancelled, failed or empty."""
         pieces = self.backend.reply(messages)
         try:
-            if self.backend.needs_terminal:
+            if isinstance(self.backend, ManualBackend):
                 reply = "".join(pieces)
                 # Its prompt is erased once typed: shown again like any reply, as Markdown.
                 if reply.strip():
