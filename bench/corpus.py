@@ -18,8 +18,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from zerda.messages import Message, Session
-from zerda.records import SESSION_AT, SUMMARY_AT, header_record, message_record
-from zerda.tally import TALLY, Tally
+from zerda.records import SESSION_AT, SUMMARY_AT, dumps, header_record, message_record, render
+from zerda.tally import Tally
 
 NEEDLE = "zebrafish"
 NEEDLE_EVERY = 10_000
@@ -181,14 +181,15 @@ def write_zerda_session(path: Path, count: int, session_id: str) -> int:
 
     Token counts are the chars/4 estimate (counting a million messages exactly would
     dominate the set-up; the benchmarks only read the stored numbers). The last record
-    carries the summary pointer and running totals, as zerda's own writes do.
+    carries the summary pointer and sealed running totals, rendered as zerda's own
+    writes render them.
     """
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     text_bytes = 0
     tally = Tally()
     session = Session(id=session_id, created_at=START)
-    with path.open("w", encoding="utf-8") as out:
-        out.write(_line(header_record(session, "cl100k_base")))
+    with path.open("wb") as out:
+        offset = out.write(dumps(header_record(session, "cl100k_base")))
         for index, (role, content) in enumerate(conversation(count)):
             message = Message(
                 role,
@@ -198,19 +199,14 @@ def write_zerda_session(path: Path, count: int, session_id: str) -> int:
                 token_count=len(content) // 4,
             )
             record = message_record(message)
-            tally.add_record(record)
             if index == count - 1:  # the last record of a write: summary pointer, totals
-                record[SUMMARY_AT] = None
-                record[SESSION_AT] = None
-                record[TALLY] = tally.to_dict()
-            out.write(_line(record))
+                out.write(render([record], offset, {SUMMARY_AT: None, SESSION_AT: None}, tally))
+            else:
+                tally.add_record(record)
+                offset += out.write(dumps(record))
             text_bytes += len(content.encode())
     path.chmod(0o600)
     return text_bytes
-
-
-def _line(record: dict[str, object]) -> str:
-    return json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
 
 
 def write_langchain_file(path: Path, count: int) -> None:

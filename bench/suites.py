@@ -52,7 +52,7 @@ def have(module: str) -> bool:
 
 def zerda_session(cache: Path, count: int) -> Path:
     """A zerda home holding session `m<count>`, built once per cache."""
-    home = cache / f"zerda-v3-{count}"
+    home = cache / f"zerda-v4-{count}"  # v4: sealed running totals
     path = home / "sessions" / f"m{count}.jsonl"
     if not path.exists():
         tmp = path.with_name(f"m{count}.jsonl.part")
@@ -270,14 +270,14 @@ def _peer_window(path: Path) -> Any:
 # -- 4 and 5. stats, search, disk -------------------------------------------------------
 
 
-# Stats the way files without running totals get them: every line read.
+# Stats the way files without running totals get them: every message read.
 FULL_SCAN = (
-    "from zerda.stats import scan_stats; "
-    "f = s._existing('{sid}'); assert scan_stats('{sid}', f.chunks()) is not None"
+    "from zerda.stats import collect_stats; "
+    "assert collect_stats('{sid}', s.iter_messages('{sid}')).messages"
 )
 LABELS = {
     "lib stats": "python -c SessionStore.session_stats",
-    "lib full scan": "python -c scan_stats (a file without running totals)",
+    "lib full scan": "python -c collect_stats (a file without running totals)",
     "lib search": "python -c SessionStore.search",
 }
 

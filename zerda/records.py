@@ -7,7 +7,7 @@ from typing import Any
 
 from zerda.errors import InvalidMessageError
 from zerda.messages import Message, Session, Summary, format_time, parse_time, utc_now
-from zerda.tally import TALLY, Tally
+from zerda.tally import TALLY, Tally, seal
 
 # Version 2: roles as given with a `role_type`, `extra` on messages, summaries with a
 # uuid and token count. Version 1 files still read (their roles were all role types).
@@ -108,7 +108,8 @@ def render(
     `pointers` holds, for each kind in POINTERS, where the file's latest record of
     that kind starts (None when it has none; a missing key when unknown: a file
     written before that pointer existed). `tally` is the file's running totals so
-    far, None when unknown. The last record carries both, updated for `records`.
+    far, None when unknown. The last record carries both, updated for `records`; the
+    tally also says where that record starts, and is sealed.
     """
     pointers = dict(pointers)
     lines: list[bytes] = []
@@ -125,9 +126,12 @@ def render(
         field: at for field, at in pointers.items() if POINTERS.get(last_kind) != field
     }
     if tally is not None:
+        tally.at = offset + sum(len(line) for line in lines[:-1])
         extra[TALLY] = tally.to_dict()
     if extra:
         lines[-1] = dumps({**records[-1], **extra})
+    if tally is not None:
+        lines[-1] = seal(lines[-1])  # the tally is the line's last field
     return b"".join(lines)
 
 

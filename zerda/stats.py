@@ -1,16 +1,21 @@
-"""Per-session statistics, gathered in one pass over the messages."""
+"""Per-session statistics: from the running totals when they can be trusted, else counted."""
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
+from datetime import datetime
 from typing import Any
 
-from zerda.messages import ROLE_TYPES, Message, format_time, parse_time, role_type_of, turn_part
-from zerda.records import MESSAGE, TOKENS, loads
-from zerda.tally import Tally
+from zerda.messages import ANSWER, ASK, Message, format_time, parse_time
+from zerda.records import MESSAGE, loads, message_from
+from zerda.tally import Tally, sealed
+
+# The shortest line a message record can be (content aside): every field it must have,
+# each as short as it can be. A file holds at least this much per message.
+MIN_MESSAGE_LINE = len(
+    b'{"type":"message","uuid":null,"created_at":"20250105","role":"x","content":""}\n'
+)
 
 
 @dataclass(frozen=True)
@@ -63,9 +68,9 @@ def stats_from_tally(session_id: str, tally: Tally) -> SessionStats:
 
 
 def _known_time(stamp: object) -> str | None:
-    """A tally's time in the form `format_time` writes, or None (unknown) when it is not an
-    ISO-8601 time: a hand-edited file must not make stats fail, sort wrongly or carry
-    arbitrary text (escape sequences) to whoever shows the stats."""
+    """A tally's time in the form `format_time` writes, or None (unknown) when it has no
+    such form: a message time at the ends of the calendar, which has no UTC form, must
+    not make stats fail."""
     if not isinstance(stamp, str):
         return None
     try:
@@ -74,95 +79,66 @@ def _known_time(stamp: object) -> str | None:
         return None
 
 
-def collect_stats(session_id: str, messages: Iterable[Message]) -> SessionStats:
-    """Fold messages (oldest first) into a SessionStats."""
+def tally_of(messages: Iterable[Message]) -> Tally:
+    """The running totals of `messages` (oldest first); those without a count are pending."""
     tally = Tally()
     for m in messages:
-        stamp = format_time(m.created_at) if m.created_at is not None else None
-        tally.add(m.kind, m.part, len(m.content), m.token_count or 0, stamp)
-    return stats_from_tally(session_id, tally)
+        stamp = _stamp(m.created_at) if m.created_at is not None else None
+        tally.add(m.kind, m.part, len(m.content), m.token_count, stamp)
+    return tally
 
 
-# A message line as zerda writes it, up to the start of the content string.
-_MESSAGE_HEAD = re.compile(
-    rb'\{"type":"message","uuid":"([0-9a-f-]+)","created_at":"([0-9T:.Z+-]+)",'
-    rb'"role":"([^"\\]+)"(?:,"role_type":"([a-z]+)")?,"content":"'
-)
-# What follows the content string; `","token_count":` cannot occur inside it (quotes
-# there are escaped), so its first occurrence ends the content.
-_CONTENT_END = b'","token_count":'
-_MESSAGE_TAIL = re.compile(rb'(null|[0-9]+),"metadata":\{.*\}\s*', re.DOTALL)
-_ROLE_TYPES = {r.encode(): r for r in ROLE_TYPES}
+def _stamp(moment: datetime) -> str:
+    try:
+        return format_time(moment)
+    except OverflowError:  # no UTC form: kept as it is, and shown as unknown
+        return moment.isoformat()
 
 
-def scan_stats(session_id: str, chunks: Iterable[tuple[int, bytes]]) -> SessionStats | None:
-    """collect_stats over raw lines, without building records or Messages.
+def collect_stats(session_id: str, messages: Iterable[Message]) -> SessionStats:
+    """Fold messages (oldest first) into a SessionStats."""
+    return stats_from_tally(session_id, tally_of(messages))
 
-    Reads message lines in the form zerda writes and decodes only other records;
-    returns None at anything else (or counts it cannot resolve), so the caller
-    falls back to decoding every record, which also reports damage properly.
+
+def trusted_tally(line: bytes, at: int) -> Tally | None:
+    """The running totals on a file's last line (without its newline, starting at byte
+    `at`), or None when they cannot be trusted, so the caller counts instead.
+
+    What one line can vouch for is checked: the line is exactly as a writer wrote it
+    (its seal matches), it starts where its tally says (no line before it was added,
+    removed, cut or changed length), the totals hold together (`Tally.plausible`), the
+    file is big enough for that many messages and characters, and the record's own
+    message agrees with them (time, turn, count). Not checked, since it would take
+    reading the file: a change to an earlier line that keeps its length.
     """
-    tally = Tally()
-    uncounted: list[str] = []
-    counts: dict[str, Any] = {}
-    try:
-        for _, chunk in chunks:
-            for line in chunk.split(b"\n")[:-1]:
-                if not _scan_line(line, tally, uncounted, counts):
-                    return None
-        tally.tokens += sum(counts[uuid] for uuid in uncounted)
-        if tally.first is not None and tally.last is not None:
-            tally.first = format_time(parse_time(tally.first))
-            tally.last = format_time(parse_time(tally.last))
-    except (ValueError, KeyError, TypeError):
+    if not sealed(line):
         return None
-    return stats_from_tally(session_id, tally)
-
-
-def _scan_line(line: bytes, tally: Tally, uncounted: list[str], counts: dict[str, Any]) -> bool:
-    """Add one raw line to `tally`; False when it must be decoded the slow way."""
-    head = _MESSAGE_HEAD.match(line)
-    if head is None:
-        return not line.strip() or _other_record(line, counts)
-    start = head.end()
-    end = line.find(_CONTENT_END, start)
-    tail = _MESSAGE_TAIL.fullmatch(line, end + len(_CONTENT_END)) if end > 0 else None
-    role = _ROLE_TYPES.get(head[4]) if head[4] else _role_type_of(head[3])
-    if tail is None or role is None:
-        return False
-    if b'"extra":' in line[end:]:
-        return False  # a tool call may change how it counts: decoded the slow way
-    count = tail[1]
-    if count == b"null":
-        uncounted.append(head[1].decode())
-    tokens = 0 if count == b"null" else int(count)
-    tally.add(role, turn_part(role, None), _json_length(line[start:end]), tokens, head[2].decode())
-    return True
-
-
-def _role_type_of(raw: bytes) -> str | None:
-    """The role type of a version-1 line's role (None when it is not plain text)."""
     try:
-        return role_type_of(raw.decode())
-    except UnicodeDecodeError:
+        record = loads(line)
+        message = message_from(record) if record["type"] == MESSAGE else None
+    except ValueError:
         return None
+    tally = Tally.from_record(record)
+    if tally is None or tally.at != at or not tally.plausible():
+        return None
+    if at + len(line) + 1 < tally.messages * MIN_MESSAGE_LINE + tally.chars:
+        return None
+    return tally if message is None or _agrees(tally, message) else None
 
 
-def _other_record(line: bytes, counts: dict[str, Any]) -> bool:
-    """Decode a non-message line; keep token counts. False when it is not a record."""
-    record = loads(line)
-    if record["type"] == MESSAGE:
+def _agrees(tally: Tally, message: Message) -> bool:
+    """True when `message`, the last one counted, fits `tally`."""
+    if tally.last is None or message.created_at is None:
         return False
-    if record["type"] == TOKENS:
-        counts.update(record.get("counts") or {})
+    if _stamp(parse_time(tally.last)) != _stamp(message.created_at):
+        return False
+    if message.token_count is None and not tally.pending:
+        return False
+    if (message.token_count or 0) > tally.tokens:
+        return False
+    if message.kind == "system" and tally.system == 0:
+        return False
+    if message.part in (ASK, ANSWER):
+        closes = tally.after_user == (message.part == ASK)
+        return closes and tally.turns > 0 and len(message.content) <= tally.chars
     return True
-
-
-def _json_length(raw: bytes) -> int:
-    """The length of the string whose JSON-escaped UTF-8 form (without quotes) is `raw`."""
-    if b"\\" not in raw:
-        return len(raw.decode())
-    if b"\\u" in raw:
-        return len(json.loads(b'"' + raw + b'"'))
-    # Each escape shortens the text by one: `\\\\` uses two backslashes, the rest one.
-    return len(raw.decode()) - raw.count(b"\\") + raw.count(b"\\\\")

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from zerda.errors import (
+    CorruptSessionError,
     InvalidArgumentError,
     NotFoundError,
     SessionChangedError,
@@ -49,9 +50,9 @@ from zerda.records import (
 )
 from zerda.search import search_messages
 from zerda.sessionfile import SessionFile
-from zerda.stats import SessionStats, collect_stats, scan_stats, stats_from_tally
+from zerda.stats import SessionStats, collect_stats, stats_from_tally, tally_of, trusted_tally
 from zerda.storebase import Store
-from zerda.tally import Tally
+from zerda.tally import TALLY, Tally
 from zerda.tokens import DEFAULT_ENCODING, count_tokens, get_counter
 
 NO_POINTERS: dict[str, int | None] = {field: None for field in POINTERS.values()}
@@ -125,7 +126,7 @@ class SessionStore(Store):
             if last is None:
                 return render(records, size, {}, None)
             pointers = pointers_of(last, size - len(last_line))
-            return render(records, size, pointers, Tally.from_record(last))
+            return render(records, size, pointers, _carried_tally(file, last, last_line, size))
 
         with file.locked():
             file.append(render_after)
@@ -214,14 +215,17 @@ class SessionStore(Store):
         return None
 
     def session_ids(self) -> list[str]:
-        """The ids of all sessions, sorted."""
+        """The ids of all sessions, sorted: files holding a finished write (see `exists`)."""
         if not self.sessions_dir.is_dir():
             return []
         names = (p.name[: -len(SUFFIX)] for p in self.sessions_dir.glob(f"*{SUFFIX}"))
-        return sorted(n for n in names if SESSION_ID.fullmatch(n))
+        return sorted(n for n in names if SESSION_ID.fullmatch(n) and self.exists(n))
 
     def list_sessions(self) -> list[SessionStats]:
-        """Stats of every readable session, most recently active first."""
+        """Stats of every readable session, most recently active first.
+
+        A session deleted since it was listed, or that cannot be read, is left out.
+        """
         stats = []
         for session_id in self.session_ids():
             try:
@@ -349,9 +353,14 @@ class SessionStore(Store):
         return found
 
     def _last_tally(self, session_id: str) -> Tally | None:
-        """The running totals on the file's last record, or None."""
-        for record, _ in self._reader(self._existing(session_id)).backward():
-            return Tally.from_record(record)
+        """The running totals on the file's last line, or None when it carries none that
+        can be trusted (`trusted_tally` says what is checked) or its first line is not a
+        record: the caller then reads the file, which reports any damage.
+        """
+        file = self._existing(session_id)
+        for offset, line in file.lines_reversed():
+            if line.strip():
+                return trusted_tally(line, offset) if _decoded(file.line_at(0)) else None
         return None
 
     def iter_messages(self, session_id: str) -> Iterator[Message]:
@@ -428,7 +437,11 @@ class SessionStore(Store):
         return found
 
     def message_count(self, session_id: str) -> int:
-        """How many messages the session holds, without counting any tokens."""
+        """How many messages the session holds, without counting any tokens.
+
+        Read from the running totals when they can be trusted; else the file is read,
+        and a damaged line raises as `get_memory` would (or is skipped when lenient).
+        """
         tally = self._last_tally(session_id)
         if tally is not None:
             return tally.messages
@@ -439,10 +452,14 @@ class SessionStore(Store):
         )
 
     def session_stats(self, session_id: str) -> SessionStats:
-        """Counts, tokens, characters, activity and file size.
+        """Counts, tokens, characters, activity and file size: always those of the
+        messages `get_memory` returns, or the error it raises.
 
-        Read from the running totals on the last record (one line), counting any
-        messages stored without a count first; files without totals are scanned.
+        Read from the running totals on the last line (one line), counting any
+        messages stored without a count first. When the file has no totals, or none
+        that can be trusted (hand-edited, damaged; see `trusted_tally`), it is read
+        through as `get_memory` reads it: a damaged line raises CorruptSessionError
+        naming it, or, with `lenient=True`, is skipped with a warning and not counted.
         """
         file = self._existing(session_id)
         tally = self._last_tally(session_id)
@@ -452,19 +469,29 @@ class SessionStore(Store):
         if tally is not None and not tally.pending:
             stats = stats_from_tally(session_id, tally)
         else:
-            stats = scan_stats(session_id, file.chunks()) or collect_stats(
-                session_id, self.iter_messages(session_id)
-            )
+            stats = collect_stats(session_id, self.iter_messages(session_id))
         return replace(stats, file_size=file.size(), encoding=self.encoding)
 
     def search(self, query: str, session_id: str | None = None) -> Iterator[tuple[str, Message]]:
-        """(session id, message) for every message whose content holds `query`, any case."""
-        ids = [session_id] if session_id else self.session_ids()
-        for sid in ids:
-            reader = self._reader(self._existing(sid))
-            fill = functools.partial(self._fill_counts, sid)
-            for message in search_messages(reader, query, fill):
-                yield sid, message
+        """(session id, message) for every message whose content holds `query`, any case.
+
+        Streamed, one session after another. Over all sessions, one deleted since it
+        was listed is passed over; a session asked for by name must exist.
+        """
+        if session_id:
+            yield from self._search_in(session_id, query)
+            return
+        for sid in self.session_ids():
+            try:
+                yield from self._search_in(sid, query)
+            except NotFoundError:
+                continue  # deleted since it was listed (its file is opened on the first read)
+
+    def _search_in(self, session_id: str, query: str) -> Iterator[tuple[str, Message]]:
+        reader = self._reader(self._existing(session_id))
+        fill = functools.partial(self._fill_counts, session_id)
+        for message in search_messages(reader, query, fill):
+            yield session_id, message
 
     # -- rewriting -----------------------------------------------------------------
 
@@ -551,6 +578,30 @@ def _before_last_user(messages: list[Message]) -> int:
     """The index of the last user message (how many to keep), or all when there is none."""
     users = [i for i, m in enumerate(messages) if m.kind == "user"]
     return users[-1] if users else len(messages)
+
+
+def _carried_tally(
+    file: SessionFile, last: dict[str, Any], last_line: bytes, size: int
+) -> Tally | None:
+    """The running totals a write carries on: the last record's, when they can be trusted.
+
+    Totals that cannot be (the file was edited by hand) are counted afresh from the file,
+    once: this write then carries good ones. A file without totals stays so (appends stay
+    O(1)) until a rewrite, and one with a damaged line gets none, so readers report it.
+    """
+    if TALLY not in last:
+        return None
+    tally = trusted_tally(last_line[:-1], size - len(last_line))
+    return tally if tally is not None else _recounted(file)
+
+
+def _recounted(file: SessionFile) -> Tally | None:
+    """The running totals of the whole file read strictly; None when a line is damaged."""
+    records = RecordReader(file, lenient=False).forward()
+    try:
+        return tally_of(with_token_counts(records, lambda pending: pending))
+    except CorruptSessionError:
+        return None
 
 
 def _decoded(line: bytes) -> dict[str, Any] | None:

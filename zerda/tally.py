@@ -1,17 +1,22 @@
-"""Running totals of a session, carried on the last record of every write.
+"""Running totals of a session, carried (sealed) on the last record of every write.
 
 With them `session_stats` reads one line instead of the whole file. A file whose
-last record has no tally (written before tallies, or hand-edited) is scanned.
+last record has no tally (written before tallies) is scanned; so is one whose tally
+cannot be trusted (see `zerda.stats.trusted_tally`).
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+import zlib
+from dataclasses import asdict, dataclass, fields
 from typing import Any
 
-from zerda.messages import ANSWER, ASK, role_type_of, turn_part
+from zerda.messages import ANSWER, ASK, parse_time, role_type_of, turn_part
 
 TALLY = "tally"
+# Ends every tally as zerda writes it: `,"seal":<CRC-32 of the line before it>}}`.
+SEAL = b',"seal":'
+_SEAL_DIGITS = 10  # a CRC-32 has at most ten decimal digits
 
 
 @dataclass
@@ -19,7 +24,9 @@ class Tally:
     """Counts over the messages so far; `pending` are those stored without a token count.
 
     `system` counts system messages (None when unknown: a tally written before it
-    was kept), so readers know whether to look for them and when to stop.
+    was kept), so readers know whether to look for them and when to stop. `at` is
+    the byte offset where the line carrying the tally starts (None until a writer
+    places it), so a reader can tell whether lines before it changed length.
     """
 
     messages: int = 0
@@ -31,6 +38,7 @@ class Tally:
     last: str | None = None
     after_user: bool = False
     system: int | None = 0
+    at: int | None = None
 
     def add(
         self, role_type: str, part: str | None, chars: int, tokens: int | None, stamp: str | None
@@ -72,7 +80,7 @@ class Tally:
             self.add_counts(record["counts"])
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON form stored in the file."""
+        """The JSON form stored in the file (without its seal, which `seal` adds)."""
         return asdict(self)
 
     @classmethod
@@ -81,8 +89,9 @@ class Tally:
         data = record.get(TALLY)
         if not isinstance(data, dict):
             return None
+        known = {f.name for f in fields(cls)}
         try:
-            tally = cls(**{"system": None, **data})
+            tally = cls(**{"system": None, **{k: v for k, v in data.items() if k in known}})
         except TypeError:
             return None
         if tally.system is not None and (type(tally.system) is not int or tally.system < 0):
@@ -91,3 +100,43 @@ class Tally:
         if not all(type(n) is int and n >= 0 for n in numbers):
             return None
         return tally
+
+    def plausible(self) -> bool:
+        """True when the totals hold together: right types, and no count beyond what
+        the others allow (turns and system messages are among the messages, and so on).
+
+        Message times are in file order, which need not be time order (an imported
+        message keeps its time), so `first` may be later than `last`.
+        """
+        if type(self.after_user) is not bool or type(self.at) is not int or self.at < 0:
+            return False
+        if self.messages == 0:
+            empty = (self.turns, self.chars, self.tokens, self.pending, self.system or 0)
+            return not any(empty) and self.first is None and self.last is None
+        bounded = self.turns + (self.system or 0) <= self.messages
+        return bounded and self.pending <= self.messages and _times(self.first, self.last)
+
+
+def _times(*stamps: object) -> bool:
+    """True when every stamp is an ISO-8601 time."""
+    try:
+        return all(isinstance(s, str) and parse_time(s) for s in stamps)
+    except ValueError:
+        return False
+
+
+def seal(line: bytes) -> bytes:
+    """`line` (a record whose last field is its tally, newline included) with the tally
+    sealed: `"seal"`, a CRC-32 of the line before it, added as the tally's last field."""
+    body = line[: -len(b"}}\n")]
+    return body + SEAL + b"%d}}\n" % zlib.crc32(body)
+
+
+def sealed(line: bytes) -> bool:
+    """True when `line` (without its newline) ends in a seal that matches it: the line
+    is as a writer wrote it. A CRC finds accidents and hand edits, not forgeries."""
+    at = line.rfind(SEAL)
+    digits = line[at + len(SEAL) : -2]
+    if at < 0 or not line.endswith(b"}}") or not digits.isdigit():
+        return False
+    return len(digits) <= _SEAL_DIGITS and zlib.crc32(line[:at]) == int(digits)

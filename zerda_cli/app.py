@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from zerda.errors import ZerdaError
+from zerda.errors import NotFoundError, ZerdaError
 from zerda.messages import ROLE_TYPE_OF, Memory, Message, Summary
 from zerda.stats import SessionStats
 from zerda.store import SessionStore
@@ -219,13 +219,16 @@ def delete(session: SessionArg, yes: YesOpt = False, home: HomeOpt = None) -> No
 
 
 def _readable_stats(store: SessionStore) -> list[SessionStats]:
-    """Stats of every session; a session that cannot be read is skipped with a warning."""
+    """Stats of every session; a session that cannot be read is skipped with a warning,
+    one deleted since it was listed without one."""
     import warnings
 
     found = []
     for session_id in store.session_ids():
         try:
             found.append(store.session_stats(session_id))
+        except NotFoundError:
+            continue
         except ZerdaError as exc:
             warnings.warn(f"skipped session {session_id}: {exc}", stacklevel=1)
     return sorted(found, key=lambda s: s.last_activity or "", reverse=True)
