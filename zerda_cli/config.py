@@ -12,12 +12,14 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
-from zerda.errors import ZerdaError
+from zerda.errors import InvalidArgumentError, ZerdaError
+from zerda.memory.spec import MEMORY_KINDS as MEMORY_KINDS
+from zerda.memory.spec import MemorySpec as MemorySpec
+from zerda.memory.spec import parse_memory as parse_memory_spec
 from zerda_cli.paths import config_dir
 
 BACKENDS = ("manual", "command", "openai")
 COMMAND_FORMATS = ("json", "text")
-MEMORY_KINDS = ("buffer", "window", "token", "summary")
 KEY_VARIABLES = ("ZERDA_API_KEY", "OPENAI_API_KEY")
 
 # Environment variables, by setting name; the first one set wins.
@@ -37,44 +39,12 @@ class ConfigError(ZerdaError):
     """A setting of `zerda chat` is missing or has a bad value."""
 
 
-@dataclass(frozen=True)
-class MemorySpec:
-    """Which memory class picks the context: `kind` and its size (turns or tokens).
-
-    `summary N` keeps the newest turns verbatim within N tokens and folds older ones
-    into a running summary (ConversationSummaryBufferMemory).
-    """
-
-    kind: str = "window"
-    size: int = 10
-
-    def describe(self) -> str:
-        """Short form for people: `window 10`, `token 2000`, `buffer`, `summary`."""
-        if self.kind != "buffer":
-            return f"{self.kind} {self.size}"
-        return self.kind
-
-
-DEFAULT_SIZES = {"window": 10, "token": 2000, "buffer": 0, "summary": 2000}
-
-
 def parse_memory(text: str) -> MemorySpec:
-    """Parse `buffer`, `window [K]`, `token [N]` or `summary [N]` (also `window:K`)."""
-    parts = text.replace(":", " ").split()
-    if not parts or parts[0] not in MEMORY_KINDS or len(parts) > 2:
-        raise ConfigError(f"bad memory {text!r}: use buffer, window K, token N or summary N")
-    kind = parts[0]
-    if len(parts) == 1:
-        return MemorySpec(kind, DEFAULT_SIZES[kind])
-    if kind == "buffer":
-        raise ConfigError(f"memory {kind} takes no size")
+    """Parse a memory setting (`zerda.memory.spec.parse_memory`); a bad one is a ConfigError."""
     try:
-        size = int(parts[1])
-    except ValueError:
-        raise ConfigError(f"bad size {parts[1]!r} for memory {kind}: use a whole number") from None
-    if size < 1:
-        raise ConfigError(f"memory {kind} needs a size of at least 1")
-    return MemorySpec(kind, size)
+        return parse_memory_spec(text)
+    except InvalidArgumentError as exc:
+        raise ConfigError(str(exc)) from None
 
 
 @dataclass(frozen=True)
