@@ -1,7 +1,9 @@
 """A small OpenAI-compatible server on 127.0.0.1 for the `zerda chat` tests.
 
 The first path segment picks the behaviour: `/stream/v1`, `/plain/v1`, `/slow/v1`, `/hang/v1`,
-`/echo-key/v1` (401 quoting the key), `/status-429/v1`, `/status-500/v1`, ...
+`/echo-key/v1` (401 quoting the key), `/status-429/v1`, `/status-500/v1`, `/usage/v1`
+(usage reported), `/cut/v1` (dies mid-stream), `/length/v1`, `/content_filter/v1`,
+`/finish-then-close/v1`, `/lines/v1` (three lines), `/flaky/v1` (500 first), ...
 Every request body is kept in `requests`.
 """
 
@@ -38,6 +40,20 @@ class Handler(BaseHTTPRequestHandler):
             self._json(200, {"choices": [{"message": {"role": "assistant", "content": reply}}]})
         elif mode == "usage":
             self._stream([reply[:4], reply[4:]], pause=0.0, finish="stop", usage=True)
+        elif mode == "cut":  # the server dies after three chunks: no finish_reason, no [DONE]
+            self._stream([reply[:3], reply[3:6], reply[6:9]], pause=0.0, done=False)
+        elif mode in ("length", "content_filter"):
+            self._stream([reply[:4], reply[4:]], pause=0.0, finish=mode, usage=True)
+        elif mode == "finish-then-close":  # a finish_reason, then the connection ends
+            self._stream([reply], pause=0.0, finish="stop", done=False)
+        elif mode == "lines":
+            self._stream(["first line\nsec", "ond line\n", "third line"], pause=0.0)
+        elif mode == "flaky":  # fails while `failures` lasts, then streams
+            if self.server.failures > 0:
+                self.server.failures -= 1
+                self._error(500, "overloaded, try later")
+            else:
+                self._stream([reply], pause=0.0, finish="stop")
         elif mode == "slow":
             self._stream([reply[:3], reply[3:]], pause=self.server.pause)
         else:
@@ -89,6 +105,7 @@ class ChatServer(ThreadingHTTPServer):
     daemon_threads = True
     requests: list[dict[str, Any]]
     pause: float
+    failures: int
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         # Clients that give up (timeouts, cancelled replies) are what the tests do; the
@@ -105,6 +122,7 @@ def chat_server(pause: float = 5.0) -> Iterator[ChatServer]:
     server = ChatServer(("127.0.0.1", 0), Handler)
     server.requests = []
     server.pause = pause
+    server.failures = 1
     thread = threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True)
     thread.start()
     try:

@@ -257,3 +257,129 @@ def test_bad_settings_are_one_line_errors(env: dict[str, str]) -> None:
     bad_id = run(env, ["../etc", "--command", "cat"], "")
     assert (bad_id.returncode, bad_id.stderr.count("\n")) == (2, 1)
     assert "'../etc' is not a session id" in bad_id.stderr
+
+
+# -- how streams end, /retry, line breaks, the editor ------------------------------------
+
+
+def test_a_reply_cut_off_mid_stream_is_not_recorded_and_retry_sends_a_failed_message_again(
+    env: dict[str, str],
+) -> None:
+    with chat_server() as server:
+        cut = spawn(env, "r1", "--backend", "openai", "--base-url", server.url("cut"))
+        cut.send("tell me everything\r")
+        cut.expect_exact("cut off: the stream ended without [DONE] or a finish_reason")
+        cut.expect_exact("nothing recorded · /retry sends it again")
+        cut.expect_exact(PROMPT)
+        leave(cut)
+        assert not SessionStore(env["ZERDA_HOME"]).exists("r1")
+
+        flaky = spawn(env, "r1", "--backend", "openai", "--base-url", server.url("flaky"))
+        flaky.send("are you there?\r")
+        flaky.expect_exact("HTTP 500 from 127.0.0.1")
+        flaky.expect_exact("/retry sends it again")
+        flaky.expect_exact(PROMPT)
+        flaky.send("/retry\r")
+        flaky.expect_exact("echo: are you there?")
+        flaky.expect_exact(PROMPT)
+        leave(flaky)
+    assert stored(env, "r1") == [("user", "are you there?"), ("assistant", "echo: are you there?")]
+    sent = [r["body"]["messages"][-1]["content"] for r in server.requests[1:]]
+    assert sent == ["are you there?", "are you there?"]
+
+
+def test_a_three_line_reply_is_shown_on_three_lines(env: dict[str, str]) -> None:
+    with chat_server() as server:
+        child = spawn(env, "r2", "--backend", "openai", "--base-url", server.url("lines"))
+        child.send("three lines please\r")
+        child.expect(r"first line\s*\r\n\s*second line\s*\r\n\s*third line")
+        child.expect_exact(PROMPT)
+        leave(child)
+    assert stored(env, "r2")[1] == ("assistant", "first line\nsecond line\nthird line")
+
+
+def test_llm_echo_as_a_command_backend_keeps_its_json_lines(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    llm = Path(sys.executable).with_name("llm")
+    if not llm.exists():
+        pytest.skip("the llm-echo plugin is not installed")
+    env = {**env, "LLM_USER_PATH": str(tmp_path / "llm")}
+    child = spawn(env, "r3", "--command", f"{llm} -m echo --no-log", "--command-format", "text")
+    child.send("hello llm\r")
+    child.expect(r'\{\s*\r\n\s*"prompt": ')  # the JSON's first two lines stay two lines
+    child.expect_exact(PROMPT)
+    leave(child)
+    [(_, question), (_, reply)] = stored(env, "r3")
+    assert question == "hello llm" and '"prompt": "user: hello llm' in reply
+    message = next(
+        m for m in SessionStore(env["ZERDA_HOME"]).iter_messages("r3") if m.role == "assistant"
+    )
+    made = message.metadata["zerda.provenance"]
+    assert made["backend"] == "command" and made["model"].endswith("-m echo --no-log")
+
+
+def test_a_truncated_reply_is_said_and_marked(env: dict[str, str]) -> None:
+    with chat_server() as server:
+        child = spawn(env, "r4", "--backend", "openai", "--base-url", server.url("length"))
+        child.send("go on\r")
+        child.expect_exact("the reply was cut short")
+        child.expect_exact(PROMPT)
+        leave(child)
+    [_, reply] = list(SessionStore(env["ZERDA_HOME"]).iter_messages("r4"))
+    assert reply.metadata["zerda.truncated"] == "length"
+
+
+def test_edit_and_ctrl_x_ctrl_e_write_the_message_in_the_editor(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    editor = tmp_path / "editor.py"
+    editor.write_text(
+        "import sys\n"
+        "path = sys.argv[1]\n"
+        "text = open(path).read()\n"
+        "open(path, 'w').write((text or 'written') + ' in the editor\\n')\n"
+    )
+    env = {**env, "EDITOR": f"{sys.executable} {editor}", "VISUAL": ""}
+    child = spawn(env, "r5")
+    child.send("/edit\r")
+    child.expect_exact("written in the editor")  # back at the prompt, not yet sent
+    child.send("\r")
+    child.expect_exact(REPLY_PROMPT)
+    child.send("first reply\r")
+    child.expect_exact(PROMPT)
+    child.send("draft")
+    child.sendcontrol("x")
+    child.sendcontrol("e")
+    child.expect_exact("in the editor")  # the prompt redraws only what changed
+    child.send("\r")
+    child.expect_exact(REPLY_PROMPT)
+    child.send("second reply\r")
+    child.expect_exact(PROMPT)
+    leave(child)
+    assert [text for role, text in stored(env, "r5") if role == "user"] == [
+        "written in the editor",
+        "draft in the editor",
+    ]
+
+
+def test_leaving_a_new_chat_without_a_turn_says_no_session_was_made(env: dict[str, str]) -> None:
+    child = spawn(env, "r6")
+    child.sendcontrol("d")
+    child.expect_exact("no turns recorded: session r6 was not created")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0 and "zerda show r6" not in child.before
+
+
+def test_a_command_that_does_not_exist_is_refused_at_the_start(env: dict[str, str]) -> None:
+    result = run(env, ["r7", "--command", "no-such-zerda-program --flag"], "hello\n")
+    assert result.returncode == 2
+    assert result.stderr == "error: command not found: no-such-zerda-program (not on PATH)\n"
+    child = pexpect.spawn(
+        ZERDA, ["chat", "r7", "--command", "no-such-zerda-program"], env=env, encoding="utf-8"
+    )
+    child.expect(pexpect.EOF, timeout=TIMEOUT)
+    child.close()
+    assert child.exitstatus == 2 and "command not found" in child.before
+    assert "zerda chat" not in child.before  # refused before the banner

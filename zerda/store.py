@@ -549,7 +549,13 @@ class SessionStore(Store):
         return removed
 
     def replace_last_turn(
-        self, session_id: str, user: str, assistant: str, *, replaces: str | None = None
+        self,
+        session_id: str,
+        user: str,
+        assistant: str,
+        *,
+        replaces: str | None = None,
+        reply_metadata: dict[str, Any] | None = None,
     ) -> tuple[Message, Message]:
         """Swap the last turn (the last user message and all after it) for a new one.
 
@@ -557,9 +563,10 @@ class SessionStore(Store):
         turn or the new one, never neither. The summary stays. `replaces`, when given,
         is the uuid of the user message expected last; if the session has moved on,
         `SessionChangedError` is raised and nothing is written. A session with no user
-        message gets the turn appended.
+        message gets the turn appended. `reply_metadata` is the new reply's metadata.
         """
-        pair = (self._stamp(Message("user", user)), self._stamp(Message("assistant", assistant)))
+        reply = Message("assistant", assistant, dict(reply_metadata or {}))
+        pair = (self._stamp(Message("user", user)), self._stamp(reply))
 
         def edit(messages: list[Message]) -> list[Message]:
             at = _before_last_user(messages)

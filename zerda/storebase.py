@@ -138,9 +138,15 @@ class Store(ABC):
 
     @abstractmethod
     def replace_last_turn(
-        self, session_id: str, user: str, assistant: str, *, replaces: str | None = None
+        self,
+        session_id: str,
+        user: str,
+        assistant: str,
+        *,
+        replaces: str | None = None,
+        reply_metadata: dict[str, Any] | None = None,
     ) -> tuple[Message, Message]:
-        """Swap the last turn for a new one in one step."""
+        """Swap the last turn for a new one in one step (`reply_metadata` on the reply)."""
 
     # -- async twins ---------------------------------------------------------------
 

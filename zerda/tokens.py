@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import functools
 import threading
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 DEFAULT_ENCODING = "cl100k_base"
 OFFLINE_SUFFIX = "_offline"
+PIECE = 65_536  # characters counted at once: longer texts are counted piece by piece
+CACHED = 4_096  # texts up to this length are memoised by count_tokens
+
+Progress = Callable[[int, int], None]
 
 
 @dataclass(frozen=True)
@@ -19,11 +24,42 @@ class TokenCounter:
     exact: bool
     _encoder: Any = None
 
-    def count(self, text: str) -> int:
-        """The number of tokens in `text` (special tokens counted as plain text)."""
+    def count(self, text: str, progress: Progress | None = None) -> int:
+        """The number of tokens in `text` (special tokens counted as plain text).
+
+        A text longer than PIECE characters is counted piece by piece, each cut at a
+        space where one is near, so memory stays bounded whatever its length; the
+        sum may differ from a one-piece count by a token per cut. `progress`, when
+        given, is called with (characters counted, characters in all) after each piece.
+        """
         if self._encoder is None:
             return len(text) // 4
+        if len(text) <= PIECE and progress is None:
+            return self._piece(text)
+        total = 0
+        for start, end in pieces(text):
+            total += self._piece(text[start:end])
+            if progress is not None:
+                progress(end, len(text))
+        return total
+
+    def _piece(self, text: str) -> int:
         return len(self._encoder.encode(text, disallowed_special=()))
+
+
+def pieces(text: str, size: int | None = None) -> Iterator[tuple[int, int]]:
+    """(start, end) of the pieces of `text` counted one at a time: at most `size`
+    characters each (PIECE by default), cut before a space in the piece's second half
+    when there is one, so that words stay whole."""
+    size = size or PIECE
+    start = 0
+    while start < len(text):
+        end = min(start + size, len(text))
+        if end < len(text):
+            cut = text.rfind(" ", start + size // 2, end)
+            end = cut if cut > start else end
+        yield start, end
+        start = end
 
 
 _lock = threading.Lock()
@@ -62,7 +98,14 @@ def get_counter(encoding: str = DEFAULT_ENCODING) -> TokenCounter:
         return _load(encoding)
 
 
-@functools.lru_cache(maxsize=8192)
 def count_tokens(text: str, encoding: str = DEFAULT_ENCODING) -> int:
-    """Tokens in `text` under `encoding`; memoised for repeated texts."""
+    """Tokens in `text` under `encoding`; short texts are memoised (long ones are not
+    kept alive by a cache)."""
+    if len(text) <= CACHED:
+        return _count_cached(text, encoding)
+    return get_counter(encoding).count(text)
+
+
+@functools.lru_cache(maxsize=8192)
+def _count_cached(text: str, encoding: str) -> int:
     return get_counter(encoding).count(text)

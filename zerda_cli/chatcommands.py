@@ -26,8 +26,15 @@ SHOW_DEFAULT = 10
 
 
 def show_help(chat: Chat, argument: str) -> None:
-    """/help: the commands and keys."""
-    chat.view.help(COMMANDS.values())
+    """/help: the commands and keys; /retry's line says what it would do now."""
+    rows = dict(COMMANDS)
+    usage, meaning = rows["retry"]
+    if chat.failed is not None:
+        now = f"now: sends your failed message again ({_excerpt(chat.failed, 40)})"
+    else:
+        now = "now: asks again for the last recorded reply"
+    rows["retry"] = (usage, f"{meaning}; {now}")
+    chat.view.help(rows.values())
 
 
 def leave(chat: Chat, argument: str) -> bool:
@@ -105,8 +112,19 @@ def undo_last_turn(chat: Chat, argument: str) -> None:
     chat.view.note(f"removed the last turn: {_excerpt(removed[0].content)}")
 
 
-def retry_last_reply(chat: Chat, argument: str) -> None:
-    """/retry: a new reply to the last message; the old one goes only once it is complete."""
+def retry(chat: Chat, argument: str) -> None:
+    """/retry: after a failed turn, send its message again; else a new reply to the last
+    message, which replaces the old reply only once it is complete."""
+    if chat.failed is not None:
+        message = chat.failed
+        chat.view.turn(message, None)
+        chat.send(message)
+        return
+    retry_last_reply(chat)
+
+
+def retry_last_reply(chat: Chat) -> None:
+    """Ask again for the last recorded reply; swap it in with one rewrite when complete."""
     last = _last_exchange(chat.store, chat.session_id)
     if last is None:
         chat.view.note("nothing to retry")
@@ -114,16 +132,32 @@ def retry_last_reply(chat: Chat, argument: str) -> None:
     question, old_reply = last
     messages = _without_last_turn(chat.context(None), question.content, old_reply)
     chat.view.turn(question.content, None)
-    reply = chat.ask([*messages, {"role": "user", "content": question.content}])
-    if reply is None:
+    answer = chat.ask([*messages, {"role": "user", "content": question.content}])
+    if answer is None:
         chat.view.note("the previous reply stays")
         return
     with sigint_deferred():
         # One rewrite: a crash leaves the old turn or the new one, never neither.
         chat.store.replace_last_turn(
-            chat.session_id, question.content, reply, replaces=question.uuid
+            chat.session_id,
+            question.content,
+            answer.text,
+            replaces=question.uuid,
+            reply_metadata=answer.metadata(),
         )
         chat.open(chat.session_id)
+
+
+def edit_message(chat: Chat, argument: str) -> None:
+    """/edit [TEXT]: write the next message in $EDITOR (starting from TEXT, else from the
+    message of a failed turn); it waits at the prompt, Enter sends it."""
+    from zerda_cli.editor import edit_text
+
+    text = edit_text(argument or chat.failed or "")
+    if not text.strip():
+        chat.view.note("the editor left the message empty: nothing to send")
+        return
+    chat.draft = text
 
 
 def clear_session(chat: Chat, argument: str) -> None:
@@ -160,7 +194,8 @@ HANDLERS: dict[str, Handler] = {
     "memory": choose_memory,
     "system": system_prompt,
     "undo": undo_last_turn,
-    "retry": retry_last_reply,
+    "retry": retry,
+    "edit": edit_message,
     "clear": clear_session,
     "session": switch_session,
     "exit": leave,

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from markdown_it import MarkdownIt
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.live import Live
 from rich.markdown import Markdown
@@ -28,10 +29,11 @@ ROLE_STYLES = {"user": "bold cyan", "assistant": "bold green", "system": "bold m
 
 
 class ChatView:
-    """Prints the REPL's output on one Rich console."""
+    """Prints the REPL's output on one Rich console; `plain` shows replies as raw text."""
 
-    def __init__(self, console: Console) -> None:
+    def __init__(self, console: Console, plain: bool = False) -> None:
         self.console = console
+        self.plain = plain
 
     def note(self, text: str) -> None:
         """A dim line about what happened (not part of the conversation).
@@ -67,9 +69,9 @@ class ChatView:
             self.reply(assistant)
 
     def reply(self, text: str) -> None:
-        """A whole reply under the assistant's label, as Markdown."""
+        """A whole reply under the assistant's label, as Markdown (or raw text)."""
         self.console.print(Text(ASSISTANT_LABEL, style=ROLE_STYLES["assistant"]))
-        self.console.print(_reply(text))
+        self.console.print(_reply(text, self.plain))
 
     def turns(self, turns: Iterable[dict[str, Any]], earlier: int = 0) -> None:
         """Stored turns, oldest first, after a note of how many came before them."""
@@ -85,14 +87,14 @@ class ChatView:
         the whole reply is then printed once, so it lands complete in the scrollback.
         """
         self.console.print(Text(ASSISTANT_LABEL, style=ROLE_STYLES["assistant"]))
-        tail = _Tail(Spinner("dots", Text(waiting, style="dim")))
+        tail = _Tail(Spinner("dots", Text(waiting, style="dim")), self.plain)
         try:
             with Live(tail, console=self.console, refresh_per_second=12, transient=True):
                 for piece in pieces:
                     tail.text += piece
         finally:
             if tail.text:
-                self.console.print(_reply(tail.text))
+                self.console.print(_reply(tail.text, self.plain))
         return tail.text
 
     def context(self, messages: list[dict[str, str]], tokens: int, title: str) -> None:
@@ -133,6 +135,7 @@ class ChatView:
         for key, text in (
             ("Enter", "send the message"),
             ("Alt-Enter, Esc Enter", "new line inside the message"),
+            ("Ctrl-X Ctrl-E", "edit the message in $EDITOR (Enter then sends it)"),
             ("Up / Down, Ctrl-R", "input history; → accepts the grey suggestion"),
             ("Ctrl-C", "clear the line; while a reply arrives, cancel it (nothing recorded)"),
             ("Ctrl-D", "leave (on an empty line)"),
@@ -142,9 +145,32 @@ class ChatView:
         self.console.print(Group(table, Text(""), keys))
 
 
-def _reply(text: str) -> Padding:
-    """A reply as indented Markdown, its control characters made inert."""
-    return Padding(Markdown(neutralize(text)), (0, 0, 1, 2))
+class LineBreakMarkdown(Markdown):
+    """Markdown in which every line break of the text is kept: a soft break (a single
+    newline inside a paragraph) is shown as the hard break it was meant as.
+
+    A model (or a person, or a program printing JSON) means each newline it writes;
+    plain Markdown would join the lines of a paragraph into one. Code blocks are
+    shown as written either way.
+    """
+
+    parser = MarkdownIt().enable("strikethrough").enable("table")
+
+    def __init__(self, markup: str) -> None:
+        super().__init__("")
+        self.markup = markup
+        self.parsed = self.parser.parse(markup)
+        for token in self.parsed:
+            for child in token.children or ():
+                if child.type == "softbreak":
+                    child.type = "hardbreak"
+
+
+def _reply(text: str, plain: bool = False) -> Padding:
+    """A reply, indented: Markdown keeping its line breaks, or the raw text when `plain`;
+    its control characters made inert."""
+    shown: RenderableType = Text(neutralize(text)) if plain else LineBreakMarkdown(neutralize(text))
+    return Padding(shown, (0, 0, 1, 2))
 
 
 class _Tail:
@@ -154,15 +180,16 @@ class _Tail:
     Markdown is parsed when the area is drawn (a few times a second), not per piece.
     """
 
-    def __init__(self, waiting: RenderableType) -> None:
+    def __init__(self, waiting: RenderableType, plain: bool) -> None:
         self.waiting = waiting
+        self.plain = plain
         self.text = ""
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         if not self.text:
             yield Padding(self.waiting, (0, 0, 0, 2))
             return
-        lines = console.render_lines(_reply(self.text), options, pad=False)
+        lines = console.render_lines(_reply(self.text, self.plain), options, pad=False)
         room = max(2, options.size.height - 4)
         if len(lines) > room:
             hidden = len(lines) - room + 1

@@ -6,10 +6,11 @@ import sys
 from collections.abc import Callable, Iterable, Iterator
 from typing import IO, Any
 
+from zerda.limits import MAX_MESSAGE_BYTES, over_limit, too_large
 from zerda.messages import Message
 from zerda_cli.backends import BackendError
 from zerda_cli.inputs import decode
-from zerda_cli.repl import Chat, StoredTurn
+from zerda_cli.repl import Answer, Chat, StoredTurn
 from zerda_cli.sanitize import neutralize, to_json
 
 Emit = Callable[[int, StoredTurn], None]
@@ -19,20 +20,30 @@ def run_piped(chat: Chat, lines: Iterable[bytes], emit: Emit) -> int:
     """One message per line, each recorded turn to `emit`; 1 if any turn failed, else 0."""
     failures = 0
     for number, raw in enumerate(lines, 1):
+        if len(raw.rstrip(b"\r\n")) > MAX_MESSAGE_BYTES:
+            chat.view.error(f"line {number}: {too_large('the message')}")
+            failures += 1
+            continue
         text = decode(raw, f"stdin line {number}").rstrip("\r\n")
         if not text.strip():
             continue
+        reply = chat.backend.reply(chat.context(text))
         try:
-            reply = "".join(chat.backend.reply(chat.context(text)))
+            answer = Answer(reply.read(), reply.provenance)
         except BackendError as exc:
             chat.view.error(f"line {number}: {exc}; nothing recorded")
             failures += 1
             continue
-        if not reply.strip():
+        if not answer.text.strip():
             chat.view.error(f"line {number}: empty reply; nothing recorded")
             failures += 1
             continue
-        stored = chat.record(text, reply)
+        if over_limit(answer.text):
+            chat.view.error(f"line {number}: {too_large('the reply')}")
+            failures += 1
+            continue
+        chat.say_if_truncated(answer)
+        stored = chat.record(text, answer)
         if stored is None:
             failures += 1
             continue
@@ -78,6 +89,15 @@ def turn_object(session_id: str, line: int, user: Message, assistant: Message) -
     }
 
 
-def stdin_lines() -> Iterator[bytes]:
-    """Stdin's lines as bytes (decoded per line, so a bad byte names its line)."""
-    yield from sys.stdin.buffer
+def stdin_lines(source: IO[bytes] | None = None) -> Iterator[bytes]:
+    """Stdin's lines as bytes (decoded per line, so a bad byte names its line).
+
+    A line over the size limit is not held whole: its first MAX_MESSAGE_BYTES + 1
+    bytes stand for it (enough to refuse it) and the rest is read past.
+    """
+    stream = source or sys.stdin.buffer
+    while line := stream.readline(MAX_MESSAGE_BYTES + 1):
+        if len(line) > MAX_MESSAGE_BYTES and not line.endswith(b"\n"):
+            while (rest := stream.readline(MAX_MESSAGE_BYTES)) and not rest.endswith(b"\n"):
+                pass
+        yield line

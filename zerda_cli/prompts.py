@@ -7,7 +7,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from prompt_toolkit import PromptSession
+from prompt_toolkit.application import run_in_terminal
 from prompt_toolkit.auto_suggest import AutoSuggestFromHistory
+from prompt_toolkit.document import Document
 from prompt_toolkit.formatted_text import FormattedText
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
@@ -16,6 +18,7 @@ from prompt_toolkit.styles import Style
 from zerda.paths import private_dir
 from zerda_cli.backends import ManualBackend
 from zerda_cli.chatview import ASSISTANT_LABEL, USER_LABEL
+from zerda_cli.editor import EditorError, edit_text
 from zerda_cli.slash import SlashCompleter
 
 if TYPE_CHECKING:
@@ -31,13 +34,29 @@ STYLE = Style.from_dict(
 )
 
 
-def _bindings() -> KeyBindings:
+def _bindings(chat: Chat) -> KeyBindings:
     bindings = KeyBindings()
 
     @bindings.add("escape", "enter")
     def _newline(event: KeyPressEvent) -> None:
         """Alt-Enter (sent as Esc Enter) inserts a line break instead of sending."""
         event.current_buffer.insert_text("\n")
+
+    @bindings.add("c-x", "c-e")
+    def _edit(event: KeyPressEvent) -> None:
+        """Ctrl-X Ctrl-E: the message in $EDITOR; back at the prompt, Enter sends it."""
+        buffer = event.current_buffer
+
+        async def edit() -> None:
+            try:
+                text = await run_in_terminal(lambda: edit_text(buffer.text), in_executor=True)
+            except EditorError as exc:
+                message = str(exc)
+                await run_in_terminal(lambda: chat.view.error(message))
+                return
+            buffer.document = Document(text, len(text))
+
+        event.app.create_background_task(edit())
 
     return bindings
 
@@ -55,7 +74,7 @@ class Prompts:
         input_history: History = FileHistory(str(history)) if history else InMemoryHistory()
         common = {
             "multiline": False,
-            "key_bindings": _bindings(),
+            "key_bindings": _bindings(chat),
             "prompt_continuation": _continuation,
             "bottom_toolbar": lambda: FormattedText([("class:bottom-toolbar", chat.toolbar())]),
             "style": STYLE,
@@ -75,8 +94,12 @@ class Prompts:
         )
 
     def message(self) -> str:
-        """The user's next line (KeyboardInterrupt on Ctrl-C, EOFError on Ctrl-D)."""
-        return self.messages.prompt(FormattedText([("class:user", USER_LABEL + " ")]))
+        """The user's next line (KeyboardInterrupt on Ctrl-C, EOFError on Ctrl-D); it
+        starts with the draft /edit left, if any."""
+        draft, self.chat.draft = self.chat.draft, ""
+        return self.messages.prompt(
+            FormattedText([("class:user", USER_LABEL + " ")]), default=draft
+        )
 
     def reply(self) -> str:
         """The assistant's reply typed by the user (manual backend)."""

@@ -1,17 +1,21 @@
 """The `zerda chat` session: read a message, get the reply from a backend, record the turn.
 
-A turn reaches the session file only when its reply is complete, in one write
-(`SessionStore.append_turn` through the bound memory); a cancelled or failed reply
-leaves the file as it was.
+A turn reaches the session file only when its reply is complete (it ended as its
+protocol says: see `zerda.clients`), in one write through the bound memory, with
+the reply's provenance in the assistant message's metadata. A cancelled or failed
+reply leaves the file as it was, and `/retry` sends that message again.
 """
 
 from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
+from dataclasses import dataclass
 
+from zerda.clients.base import Provenance
 from zerda.errors import ZerdaError
 from zerda.formats.openai import content_text
+from zerda.limits import over_limit, too_large
 from zerda.memory.turns import last_turns
 from zerda.messages import Message
 from zerda.store import SessionStore
@@ -29,6 +33,19 @@ from zerda_cli.terminal import sigint_deferred, typing_hidden
 SYSTEM_KEY = "system"
 
 StoredTurn = tuple[Message, Message]
+RETRY_HINT = "/retry sends it again"
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A complete reply and how it was made."""
+
+    text: str
+    provenance: Provenance | None
+
+    def metadata(self) -> dict[str, object] | None:
+        """What the assistant message records about the reply."""
+        return self.provenance.metadata() if self.provenance else None
 
 
 class Chat:
@@ -48,12 +65,20 @@ class Chat:
         self.backend = backend
         self.spec = config.memory_spec
         self.confirm: Callable[[str], bool] = lambda question: False
+        # The message of the last turn that failed (None once a turn is recorded):
+        # what /retry sends again.
+        self.failed: str | None = None
+        # Text the next prompt starts with (set by /edit).
+        self.draft = ""
+        self.session_id = session_id
         self.open(session_id)
 
     # -- state ---------------------------------------------------------------------
 
     def open(self, session_id: str) -> None:
         """Bind the memory to `session_id` and count what it holds."""
+        if session_id != self.session_id:
+            self.failed = None
         self.session_id = session_id
         self.memory = bind_memory(self.spec, self.store, session_id)
         exists = self.store.exists(session_id)
@@ -113,38 +138,52 @@ class Chat:
 
     # -- turns ---------------------------------------------------------------------
 
-    def ask(self, messages: Messages) -> str | None:
-        """The backend's reply, shown as it arrives; None when cancelled, failed or empty."""
-        pieces = self.backend.reply(messages)
+    def ask(self, messages: Messages, hint: str = "") -> Answer | None:
+        """The backend's complete reply, shown as it arrives; None (and one line saying
+        why, ending in `hint`) when it was cancelled, failed, empty or too large."""
+        reply = self.backend.reply(messages)
+        after = f" · {hint}" if hint else ""
         try:
             if isinstance(self.backend, ManualBackend):
-                reply = "".join(pieces)
-                # Its prompt is erased once typed: shown again like any reply, as Markdown.
-                if reply.strip():
-                    self.view.reply(reply)
+                text = reply.read()
+                # Its prompt is erased once typed: shown again like any reply.
+                if text.strip():
+                    self.view.reply(text)
             else:
                 waiting = f"waiting for {self.backend.name} · Ctrl-C cancels"
                 with typing_hidden():
-                    reply = self.view.stream(in_background(pieces, self.backend.cancel), waiting)
+                    text = self.view.stream(in_background(reply, self.backend.cancel), waiting)
         except (KeyboardInterrupt, EOFError):
-            self.view.note("cancelled: nothing recorded")
+            self.view.note(f"cancelled: nothing recorded{after}")
             return None
         except BackendError as exc:
-            self.view.error(f"{exc}; nothing recorded")
+            self.view.error(f"{exc}; nothing recorded{after}")
             return None
         finally:
             with contextlib.suppress(ValueError):  # still running in a worker after a cancel
-                pieces.close()
-        if not reply.strip():
-            self.view.note("empty reply: nothing recorded")
+                reply.close()
+        if not text.strip():
+            self.view.note(f"empty reply: nothing recorded{after}")
             return None
-        return reply
+        if over_limit(text):
+            self.view.error(too_large("the reply") + after)
+            return None
+        answer = Answer(text, reply.provenance)
+        self.say_if_truncated(answer)
+        return answer
 
-    def record(self, user_text: str, reply: str) -> StoredTurn | None:
+    def say_if_truncated(self, answer: Answer) -> None:
+        """A note when the model stopped before it meant to (the reply is kept, marked)."""
+        if answer.provenance is not None and answer.provenance.truncated:
+            self.view.note(truncation_note(answer.provenance))
+
+    def record(self, user_text: str, answer: Answer) -> StoredTurn | None:
         """Append the turn to the session in one write; None (and a message) if that failed."""
         try:
             with sigint_deferred():
-                self.memory.save_context({"input": user_text}, {"output": reply})
+                self.memory.save_context(
+                    {"input": user_text}, {"output": answer.text}, reply_metadata=answer.metadata()
+                )
         except ZerdaError as exc:
             self.view.error(f"turn not recorded: {exc}")
             return None
@@ -153,10 +192,17 @@ class Chat:
         return self.memory.last_stored_turn
 
     def send(self, user_text: str) -> None:
-        """One turn: ask the backend, record the turn when the reply is complete."""
-        reply = self.ask(self.context(user_text))
-        if reply is not None:
-            self.record(user_text, reply)
+        """One turn: ask the backend, record the turn when the reply is complete.
+
+        A message over the size limit is refused before it is sent. When the turn
+        fails, its message is kept for /retry.
+        """
+        if over_limit(user_text):
+            self.view.error(too_large("your message"))
+            return
+        answer = self.ask(self.context(user_text), hint=RETRY_HINT)
+        stored = self.record(user_text, answer) if answer is not None else None
+        self.failed = None if stored is not None else user_text
 
     def handle(self, line: str) -> bool:
         """Act on one input line; False when the REPL should end."""
@@ -190,8 +236,24 @@ class Chat:
         self.view.turns(turns, earlier=self.turn_count - len(turns))
 
     def goodbye(self) -> None:
-        """Where the conversation is kept."""
+        """Where the conversation is kept (a session never written was never made)."""
+        if not self.store.exists(self.session_id):
+            self.view.note(f"no turns recorded: session {self.session_id} was not created")
+            return
         self.view.note(
             f"{self.turn_count} turn{'s' * (self.turn_count != 1)} in session "
             f"{self.session_id} · zerda show {self.session_id}"
         )
+
+
+def truncation_note(provenance: Provenance) -> str:
+    """What to say about a reply the model stopped early (`finish_reason` length or
+    content_filter): it is recorded as it is and marked."""
+    why = {
+        "length": "it reached its length limit",
+        "content_filter": "its content filter stopped it",
+    }.get(provenance.finish_reason or "", "it was stopped")
+    return (
+        f"the reply was cut short: {why} (finish_reason {provenance.finish_reason}); "
+        "recorded as it is, marked truncated in its metadata"
+    )

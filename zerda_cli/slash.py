@@ -21,7 +21,12 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "system": ("/system [TEXT|-]", "show, set or (with -) remove the session's system prompt"),
     "undo": ("/undo", "remove the last turn (a summary memory re-summarizes the turns left)"),
-    "retry": ("/retry", "ask again for the last reply; it replaces the old one in one write"),
+    "retry": (
+        "/retry",
+        "after a failed turn, send its message again; after a recorded turn, ask again "
+        "for its reply (the new one replaces it in one write)",
+    ),
+    "edit": ("/edit [TEXT]", "write the next message in $EDITOR (also Ctrl-X Ctrl-E)"),
     "clear": ("/clear", "remove every turn of the session (asks first)"),
     "session": ("/session ID", "switch to another session (new if it does not exist)"),
     "exit": ("/exit", "leave (also /quit, Ctrl-D)"),

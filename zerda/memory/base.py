@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import threading
 import time
@@ -117,8 +118,15 @@ class BaseMemory:
 
     # -- the documented API ---------------------------------------------------
 
-    def save_context(self, inputs: dict[str, Any], outputs: dict[str, Any]) -> None:
-        """Append one turn; a missing key stores None. Bound memories also write it to disk."""
+    def save_context(
+        self,
+        inputs: dict[str, Any],
+        outputs: dict[str, Any],
+        *,
+        reply_metadata: dict[str, Any] | None = None,
+    ) -> None:
+        """Append one turn; a missing key stores None. Bound memories also write it to disk,
+        with `reply_metadata` (how the reply was made, say) on the assistant message."""
         turn = {
             "input": inputs.get(self.input_key),
             "output": outputs.get(self.output_key),
@@ -132,18 +140,28 @@ class BaseMemory:
             if self.store is None or self.session_id is None:
                 return
             try:
-                self._persist(self.store, self.session_id, turn, summary)
+                self._persist(self.store, self.session_id, turn, summary, reply_metadata)
             except BaseException:
                 self._forget_save(dropped, state)
                 raise
 
-    def _persist(self, store: Store, session_id: str, turn: Turn, summary: str | None) -> None:
+    def _persist(
+        self,
+        store: Store,
+        session_id: str,
+        turn: Turn,
+        summary: str | None,
+        reply_metadata: dict[str, Any] | None = None,
+    ) -> None:
         """Write the turn (and a new summary) in one write.
 
         A side saved as None is stored as an empty message marked `MISSING`, so a
         restored memory holds None there too.
         """
-        pair = [_stored_side("user", turn["input"]), _stored_side("assistant", turn["output"])]
+        reply = _stored_side("assistant", turn["output"])
+        if reply_metadata:
+            reply = dataclasses.replace(reply, metadata={**reply_metadata, **reply.metadata})
+        pair = [_stored_side("user", turn["input"]), reply]
         user, assistant = store.add_memory(session_id, Memory(messages=pair, summary=summary))
         self.last_stored_turn = (user, assistant)
 

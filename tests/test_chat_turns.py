@@ -1,0 +1,220 @@
+"""What `zerda chat` records, against a real server on 127.0.0.1 and real programs:
+a reply counts only when its stream ends as the protocol says, a reply cut short by
+the model is kept and marked, every reply records where it came from, /retry resends
+a failed message, and replies keep their line breaks on screen."""
+
+from __future__ import annotations
+
+import io
+import sys
+from pathlib import Path
+
+import pytest
+from chat_server import chat_server
+from rich.console import Console
+
+from zerda.clients import ClientError, CommandClient, OpenAIClient
+from zerda.clients.base import PROVENANCE_KEY, TRUNCATED_KEY
+from zerda.store import SessionStore
+from zerda_cli.backends import Backend, ManualBackend
+from zerda_cli.chatview import ChatView
+from zerda_cli.config import ChatConfig
+from zerda_cli.piped import reply_writer, run_piped, stdin_lines
+from zerda_cli.repl import Chat
+
+CONTEXT = [{"role": "user", "content": "Hello there"}]
+
+
+class Screen:
+    """A Chat on a real store, its output in a string."""
+
+    def __init__(self, store: SessionStore, backend: Backend, plain: bool = False) -> None:
+        self.out = io.StringIO()
+        view = ChatView(Console(file=self.out, width=100, color_system=None), plain=plain)
+        self.chat = Chat(store, "s", ChatConfig(), view, backend)
+
+    def type(self, *lines: str) -> str:
+        start = self.out.tell()
+        for line in lines:
+            assert self.chat.handle(line)
+        return self.out.getvalue()[start:]
+
+
+def replies(store: SessionStore) -> list[tuple[str, dict[str, object]]]:
+    return [(m.content, m.metadata) for m in store.iter_messages("s") if m.role == "assistant"]
+
+
+# -- how a stream ends -------------------------------------------------------------------
+
+
+def test_a_stream_the_server_stops_mid_reply_is_an_error_and_records_nothing(
+    store: SessionStore,
+) -> None:
+    with chat_server() as server:
+        client = OpenAIClient(server.url("cut"), "m", None, timeout=10)
+        with pytest.raises(ClientError, match=r"cut off: the stream ended without \[DONE\]"):
+            client.reply(CONTEXT).read()
+        output = Screen(store, client).type("Hello there")
+    assert "echo: Hel" in output  # what arrived was shown as it came ...
+    assert "error: the reply from 127.0.0.1" in output and "nothing recorded" in output
+    assert output.count("nothing recorded") == 1
+    assert not store.exists("s")  # ... and none of it was taken for a reply
+
+
+def test_a_finish_reason_ends_a_reply_even_when_no_done_follows(store: SessionStore) -> None:
+    with chat_server() as server:
+        Screen(store, OpenAIClient(server.url("finish-then-close"), "m", None, 10)).type("hi")
+    assert [text for text, _ in replies(store)] == ["echo: hi"]
+
+
+@pytest.mark.parametrize(
+    "reason,said",
+    [("length", "its length limit"), ("content_filter", "its content filter stopped it")],
+)
+def test_a_reply_cut_short_by_the_model_is_recorded_marked_and_said(
+    store: SessionStore, reason: str, said: str
+) -> None:
+    with chat_server() as server:
+        output = Screen(store, OpenAIClient(server.url(reason), "m", None, 10)).type("hi")
+    assert f"{said} (finish_reason {reason})" in output
+    assert "marked truncated" in output
+    [(text, metadata)] = replies(store)
+    assert text == "echo: hi"
+    assert metadata[TRUNCATED_KEY] == reason
+    assert metadata[PROVENANCE_KEY]["finish_reason"] == reason  # type: ignore[index]
+
+
+def test_a_program_killed_mid_reply_records_nothing(store: SessionStore, tmp_path: Path) -> None:
+    script = tmp_path / "dies.py"
+    script.write_text(
+        "import os, signal\nprint('half a rep', flush=True)\nos.kill(os.getpid(), signal.SIGKILL)\n"
+    )
+    output = Screen(store, CommandClient([sys.executable, str(script)])).type("question")
+    assert "killed by signal 9; nothing recorded" in output
+    assert not store.exists("s")
+
+
+# -- provenance ------------------------------------------------------------------------------
+
+
+def test_every_reply_records_backend_model_finish_reason_latency_and_usage(
+    store: SessionStore, tmp_path: Path
+) -> None:
+    with chat_server() as server:
+        Screen(store, OpenAIClient(server.url("usage"), "asked-m", None, 10)).type("one")
+        Screen(store, OpenAIClient(server.url("stream"), "asked-m", None, 10)).type("two")
+        request = server.requests[0]["body"]
+    assert request["stream_options"] == {"include_usage": True}
+    script = tmp_path / "answer.py"
+    script.write_text("import sys\nsys.stdin.read()\nprint('three')\n")
+    Screen(store, CommandClient([sys.executable, str(script)], model="answer-bot")).type("3")
+    Screen(store, ManualBackend(ask=lambda: "typed")).type("four")
+    made = [metadata[PROVENANCE_KEY] for _, metadata in replies(store)]
+    usage = {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5}
+    assert {k: made[0][k] for k in ("backend", "model", "finish_reason", "usage")} == {  # type: ignore[index]
+        "backend": "openai",
+        "model": "served-m",  # what the server says answered
+        "finish_reason": "stop",
+        "usage": usage,
+    }
+    assert made[1] | {"first_byte_ms": 0, "total_ms": 0} == {
+        "backend": "openai",
+        "model": "asked-m",
+        "first_byte_ms": 0,
+        "total_ms": 0,
+    }
+    assert made[2]["model"] == "answer-bot" and made[2]["finish_reason"] == "stop"  # type: ignore[index]
+    assert made[3]["backend"] == "manual"  # type: ignore[index]
+    for entry in made:
+        assert 0 <= entry["first_byte_ms"] <= entry["total_ms"]  # type: ignore[index]
+
+
+# -- /retry ----------------------------------------------------------------------------------
+
+
+def test_retry_after_a_failed_turn_sends_that_message_again(store: SessionStore) -> None:
+    with chat_server() as server:
+        screen = Screen(store, ManualBackend(ask=lambda: "first reply"))
+        screen.type("first question")
+        screen.chat.backend = OpenAIClient(server.url("flaky"), "m", None, 10)
+        failed = screen.type("second question")
+        assert "HTTP 500" in failed and "nothing recorded · /retry sends it again" in failed
+        help_text = " ".join(screen.type("/help").split())
+        assert "now: sends your failed message again (second question)" in help_text
+        screen.type("/retry")
+        sent = [r["body"]["messages"][-1]["content"] for r in server.requests]
+    assert sent == ["second question", "second question"]
+    assert [m.content for m in store.iter_messages("s")] == [
+        "first question",
+        "first reply",
+        "second question",
+        "echo: second question",
+    ]
+    assert "now: asks again for the last recorded reply" in " ".join(screen.type("/help").split())
+
+
+def test_retry_after_a_recorded_turn_replaces_its_reply_with_provenance(
+    store: SessionStore,
+) -> None:
+    with chat_server() as server:
+        screen = Screen(store, ManualBackend(ask=lambda: "typed reply"))
+        screen.type("question")
+        screen.chat.backend = OpenAIClient(server.url("usage"), "m", None, 10)
+        screen.type("/retry")
+    [(text, metadata)] = replies(store)
+    assert text == "echo: question"
+    assert metadata[PROVENANCE_KEY]["usage"]["total_tokens"] == 5  # type: ignore[index]
+
+
+def test_piped_failures_never_mention_retry(store: SessionStore) -> None:
+    errors = io.StringIO()
+    out = io.StringIO()
+    with chat_server() as server:
+        backend = OpenAIClient(server.url("status-500"), "m", None, 10)
+        chat = Chat(store, "s", ChatConfig(), ChatView(Console(file=errors)), backend)
+        assert run_piped(chat, [b"hello\n"], reply_writer(out)) == 1
+    assert "HTTP 500" in errors.getvalue() and "retry" not in errors.getvalue().lower()
+
+
+# -- how replies look ------------------------------------------------------------------------
+
+
+def test_replies_keep_their_line_breaks_and_code_blocks(store: SessionStore) -> None:
+    text = "one\ntwo\nthree\n\n```\ncode  line\n    indented\n```"
+    output = Screen(store, ManualBackend(ask=lambda: text)).type("q")
+    lines = [line.strip() for line in output.splitlines()]
+    assert lines[lines.index("one") : lines.index("one") + 3] == ["one", "two", "three"]
+    assert "code  line" in output and "    indented" in output
+
+
+def test_plain_shows_the_raw_text(store: SessionStore) -> None:
+    output = Screen(store, ManualBackend(ask=lambda: "**bold**\n- item"), plain=True).type("q")
+    assert "**bold**" in output and "- item" in output
+
+
+# -- size ------------------------------------------------------------------------------------
+
+
+def test_a_message_or_reply_over_the_size_limit_is_refused(store: SessionStore) -> None:
+    big = "x" * (16 * 1024 * 1024 + 1)
+    screen = Screen(store, ManualBackend(ask=lambda: "fine"))
+    output = screen.type(big[:100] + big)
+    assert "error: your message is larger than 16.0 MiB" in output
+    screen.chat.backend = ManualBackend(ask=lambda: big)
+    assert "error: the reply is larger than 16.0 MiB" in screen.type("small")
+    assert not store.exists("s")
+
+
+def test_a_piped_line_over_the_limit_is_refused_without_being_held_whole(
+    store: SessionStore,
+) -> None:
+    data = io.BytesIO(b"x" * (40 * 1024 * 1024) + b"\nafter\n")
+    lines = list(stdin_lines(data))
+    assert [len(line) for line in lines] == [16 * 1024 * 1024 + 1, len(b"after\n")]
+    errors = io.StringIO()
+    chat = Chat(
+        store, "s", ChatConfig(), ChatView(Console(file=errors)), ManualBackend(ask=lambda: "ok")
+    )
+    assert run_piped(chat, lines, reply_writer(io.StringIO())) == 1
+    assert "line 1: the message is larger than 16.0 MiB" in errors.getvalue()
+    assert [m.content for m in store.iter_messages("s")] == ["after", "ok"]
