@@ -32,12 +32,14 @@ SENT_AS = {
 ZERDA_FIELDS = frozenset(
     {"uuid", "created_at", "role_type", "token_count", "metadata", "extra", "type"}
 )
+# Keys of `extra` that hold another format's own fields (`zerda.formats.langchain`), never sent.
+OTHER_FORMATS = frozenset({"langchain"})
 _NAME_UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
 
 
 def to_openai(message: Message) -> dict[str, Any]:
     """The message as a chat-completions API takes it, every kept key given back."""
-    extra = dict(message.extra)
+    extra = {k: v for k, v in message.extra.items() if k not in OTHER_FORMATS}
     content = extra.pop("content", message.content)
     role = message.role if message.role in OPENAI_ROLES else SENT_AS[message.kind]
     sent: dict[str, Any] = {"role": role, "content": content, **extra}

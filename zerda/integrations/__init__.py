@@ -1,0 +1,5 @@
+"""zerda for other frameworks: each module needs its framework, installed with zerda's extra.
+
+`zerda.integrations.langchain` (`pip install 'zerda[langchain]'`): a LangChain chat
+message history on a zerda store. Importing `zerda` or this package imports no framework.
+"""
