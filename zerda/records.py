@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from zerda.errors import InvalidMessageError
@@ -54,7 +55,20 @@ def loads(line: bytes) -> dict[str, Any]:
     if not isinstance(record, dict) or record.get("type") not in KINDS:
         raise ValueError("not a zerda record")
     _check_shape(record)
+    if (b"\\ud" in line or b"\\uD" in line) and _holds_surrogate(record):
+        raise ValueError("holds a lone surrogate (\\ud800-\\udfff), which zerda never stores")
     return record
+
+
+def _holds_surrogate(record: dict[str, Any]) -> bool:
+    """True when a string of `record` holds a lone surrogate: text that cannot be written
+    as UTF-8, so no export nor rewrite could carry it. Asked only of a line holding an
+    escape that may be one (a pair decodes to one character, and passes)."""
+    try:
+        dumps(record)
+    except ValueError:
+        return True
+    return False
 
 
 _FIELDS: dict[str, tuple[tuple[str, type | tuple[type, ...]], ...]] = {
@@ -111,28 +125,46 @@ def render(
     far, None when unknown. The last record carries both, updated for `records`; the
     tally also says where that record starts, and is sealed.
     """
+    return b"".join(render_stream(records, offset, pointers, tally))
+
+
+def render_stream(
+    records: Iterable[dict[str, Any]],
+    offset: int,
+    pointers: Pointers,
+    tally: Tally | None,
+) -> Iterator[bytes]:
+    """`render`, a line at a time as `records` come: each line is made once the next
+    record is known, so the last one (found looking one ahead) carries the pointers
+    and the tally. Memory holds two records, whatever the write's size."""
     pointers = dict(pointers)
-    lines: list[bytes] = []
+    held: dict[str, Any] | None = None
     for record in records:
+        if held is not None:
+            line = dumps(held)
+            offset += len(line)
+            yield line
         if record["type"] in POINTERS:
-            pointers[POINTERS[record["type"]]] = offset + sum(len(line) for line in lines)
+            pointers[POINTERS[record["type"]]] = offset
         if tally is not None:
             tally.add_record(record)
-        lines.append(dumps(record))
-    if not lines:
-        return b""
-    last_kind = records[-1]["type"]
+        held = record
+    if held is not None:
+        yield _last_line(held, offset, pointers, tally)
+
+
+def _last_line(
+    record: dict[str, Any], offset: int, pointers: Pointers, tally: Tally | None
+) -> bytes:
+    """The last record of a write, starting at `offset`, with the pointers and tally."""
     extra: dict[str, Any] = {
-        field: at for field, at in pointers.items() if POINTERS.get(last_kind) != field
+        field: at for field, at in pointers.items() if POINTERS.get(record["type"]) != field
     }
-    if tally is not None:
-        tally.at = offset + sum(len(line) for line in lines[:-1])
-        extra[TALLY] = tally.to_dict()
-    if extra:
-        lines[-1] = dumps({**records[-1], **extra})
-    if tally is not None:
-        lines[-1] = seal(lines[-1])  # the tally is the line's last field
-    return b"".join(lines)
+    if tally is None:
+        return dumps({**record, **extra})
+    tally.at = offset
+    extra[TALLY] = tally.to_dict()
+    return seal(dumps({**record, **extra}))  # the tally is the line's last field
 
 
 def pointers_of(last: dict[str, Any], last_offset: int) -> Pointers:

@@ -9,8 +9,9 @@ import signal
 import stat
 import threading
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager, suppress
+from datetime import UTC, datetime
 from pathlib import Path
 
 from zerda.errors import NotFoundError, StorageWriteError, UnsafePathError, ZerdaWarning
@@ -132,13 +133,15 @@ class SessionFile:
                 self.lock_path.unlink()
         os.close(fd)
 
-    def append(self, render: Callable[[int, bytes | None], bytes]) -> None:
+    def append(self, render: Callable[[int, bytes | None], bytes | Iterable[bytes]]) -> None:
         """Append what `render(size, last_line)` returns (whole lines) in one write.
 
-        Call under `locked()`; the file is created if missing (`last_line` is then
-        None and `size` 0). A torn last line left by a crash is cut off first, with a
-        warning. On any failure the file is truncated back to its old size, and a
-        file this write created is removed.
+        `render` may return the bytes, or chunks of them made as they are written (a
+        bulk import): they land in order under the one journal note. Call under
+        `locked()`; the file is created if missing (`last_line` is then None and
+        `size` 0). A torn last line left by a crash is cut off first, with a warning.
+        On any failure (raised by the chunks' maker too) the file is truncated back to
+        its old size, and a file this write created is removed.
         """
         journal = _held_lock(self.lock_path).fd
         with _storage_errors(self.path, "nothing was written"):
@@ -154,7 +157,7 @@ class SessionFile:
         finally:
             os.close(fd)
 
-    def _write_noted(self, journal: int, fd: int, data: bytes, size: int) -> None:
+    def _write_noted(self, journal: int, fd: int, data: bytes | Iterable[bytes], size: int) -> None:
         """Write `data` at `size`, noted in the lock file as unfinished until it is done."""
         try:
             os.pwrite(journal, NOTE % size, 0)
@@ -165,6 +168,9 @@ class SessionFile:
             raise StorageWriteError(
                 f"cannot write {self.path}: {exc.strerror or exc}; nothing was written"
             ) from None
+        except BaseException:
+            _truncate_quietly(fd, size)  # the chunks' maker failed, or an interrupt came
+            raise
 
     def _undo_unfinished_write(self, journal: int) -> None:
         """Cut off a write whose process died in it, whole: never half a turn.
@@ -247,25 +253,29 @@ class SessionFile:
             pos = start
         return 0
 
-    def _write_all(self, fd: int, payload: bytes) -> None:
-        """Write all of `payload`; a short write is retried so a full disk says so."""
-        if FAULT == "write-half":
-            os.write(fd, payload[: len(payload) // 2])
-            _fault("write-half")
-        written = os.write(fd, payload)
-        while written < len(payload):
-            more = os.write(fd, payload[written:])
-            if not more:
-                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-            written += more
+    def _write_all(self, fd: int, data: bytes | Iterable[bytes]) -> None:
+        """Write all of `data` (bytes, or chunks in order, gathered into writes of about
+        CHUNK bytes, so memory stays flat); a short write is retried so a full disk says so."""
+        for payload in _gathered([data] if isinstance(data, bytes) else data):
+            if FAULT == "write-half":
+                os.write(fd, payload[: len(payload) // 2])
+                _fault("write-half")
+            written = os.write(fd, payload)
+            while written < len(payload):
+                more = os.write(fd, payload[written:])
+                if not more:
+                    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+                written += more
         if self.fsync:
             os.fsync(fd)
 
-    def rewrite(self, data: bytes) -> None:
-        """Replace the file's content: temp file, fsync, rename, fsync dir. Call under the lock.
+    def rewrite(self, chunks: Iterable[bytes]) -> None:
+        """Replace the file's content with `chunks`, written as they are made: temp file,
+        fsync, rename, fsync dir. Call under the lock.
 
-        Readers and a crash at any point see the old file or the new one, never a mix.
-        Temp files left by a rewrite that crashed earlier are removed first.
+        Readers and a crash at any point see the old file or the new one, never a mix;
+        so does an error raised by the chunks' maker (the temp file is removed). Temp
+        files left by a rewrite that crashed earlier are removed first.
         """
         self._remove_stale_temps()
         tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
@@ -273,7 +283,7 @@ class SessionFile:
             # O_EXCL: a file planted at the temp name is never written through.
             fd = _open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL)
             try:
-                self._write_all(fd, data)
+                self._write_all(fd, chunks)
                 os.fsync(fd)
             finally:
                 os.close(fd)
@@ -287,6 +297,14 @@ class SessionFile:
             tmp.unlink(missing_ok=True)
             raise
         _fsync_dir(self.path.parent)
+
+    def side_file(self, label: str) -> SideFile:
+        """A file beside the session, `<id>.jsonl.<label>-<UTC time>`, made on its first line.
+
+        Not named `*.jsonl`, so it is never taken for a session.
+        """
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
+        return SideFile(self.path.with_name(f"{self.path.name}.{label}-{stamp}"))
 
     def _remove_stale_temps(self) -> None:
         """Under the lock, any temp file of this session is from a rewrite that died."""
@@ -415,10 +433,13 @@ class SessionFile:
             os.close(fd)
 
     def line_number_at(self, offset: int) -> int:
-        """The 1-based line number of the line starting at byte `offset`."""
+        """The 1-based line number of the line starting at byte `offset`; memory stays
+        flat however far into the file it is."""
         fd = self._open_read()
-        with os.fdopen(fd, "rb") as handle:
-            return handle.read(offset).count(b"\n") + 1
+        try:
+            return newlines(fd, 0, offset) + 1
+        finally:
+            os.close(fd)
 
     def _warn_torn(self) -> None:
         # One wording whichever way the file was read, so a reader sees it once.
@@ -428,6 +449,48 @@ class SessionFile:
             ZerdaWarning,
             stacklevel=5,
         )
+
+
+class SideFile:
+    """Lines kept aside (a rewrite's damaged lines), as they were, one a line.
+
+    Made on the first line, mode 0600 and O_EXCL (never written through a planted
+    file); `close` syncs it to disk, so it is there before the rewrite that drops
+    the lines is.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._fd: int | None = None
+
+    def add(self, line: bytes) -> None:
+        """Keep `line` (without its newline)."""
+        if self._fd is None:
+            self._fd = _open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND)
+        data = line + b"\n"
+        while data:
+            written = os.write(self._fd, data)
+            if not written:
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+            data = data[written:]
+
+    def close(self) -> None:
+        """Sync and close the file, if a line was kept."""
+        if self._fd is not None:
+            fd, self._fd = self._fd, None
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+
+
+def newlines(fd: int, start: int, end: int) -> int:
+    """How many newlines bytes [start, end) of `fd` hold, counted a chunk at a time."""
+    count = 0
+    while start < end and (block := os.pread(fd, min(CHUNK, end - start), start)):
+        count += block.count(b"\n")
+        start += len(block)
+    return count
 
 
 def _lines_back(fd: int, end: int) -> Iterator[tuple[int, bytes]]:
@@ -505,6 +568,20 @@ def _unlocked(fd: int) -> bool:
         return False
     fcntl.flock(fd, fcntl.LOCK_UN)
     return True
+
+
+def _gathered(chunks: Iterable[bytes]) -> Iterator[bytes]:
+    """`chunks` joined into runs of at least CHUNK bytes (the last may be shorter)."""
+    run: list[bytes] = []
+    size = 0
+    for chunk in chunks:
+        run.append(chunk)
+        size += len(chunk)
+        if size >= CHUNK:
+            yield b"".join(run)
+            run, size = [], 0
+    if run:
+        yield b"".join(run)
 
 
 def _truncate_quietly(fd: int, size: int) -> None:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import functools
 import os
-import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import suppress
 from dataclasses import replace
 from datetime import datetime
+from itertools import chain
 from pathlib import Path
 from typing import Any, Literal
 
@@ -43,10 +43,19 @@ from zerda.records import (
     loads,
     message_record,
     pointers_of,
-    render,
+    render_stream,
     session_from,
     summary_from,
     summary_record,
+)
+from zerda.rewrites import (
+    ListSource,
+    Merge,
+    MessageSource,
+    SessionMessages,
+    UuidSet,
+    last_ask,
+    uuids_held,
 )
 from zerda.search import search_messages
 from zerda.sessionfile import SessionFile
@@ -56,8 +65,6 @@ from zerda.tally import TALLY, Tally
 from zerda.tokens import DEFAULT_ENCODING, count_tokens, get_counter
 
 NO_POINTERS: dict[str, int | None] = {field: None for field in POINTERS.values()}
-# The uuid of a message record as zerda writes it: found in raw lines without decoding.
-_UUID_FIELD = re.compile(rb'"uuid":"([^"\\]+)"')
 
 
 class SessionStore(Store):
@@ -117,16 +124,28 @@ class SessionStore(Store):
         """Append `records` in one locked write; a new file gets its header first."""
         header = header_record(session or Session(id=session_id), self.encoding)
         check_storable([header, *records])
+        self._append_stream(session_id, records, header)
+
+    def _append_stream(
+        self,
+        session_id: str,
+        records: Iterable[dict[str, Any]],
+        header: dict[str, Any] | None = None,
+    ) -> None:
+        """Append `records`, encoded as they come, in one locked write (see
+        `SessionFile.append`); a new file gets `header` (a bare one by default) first."""
+        header = header or header_record(Session(id=session_id), self.encoding)
         file = self._writable(session_id)
 
-        def render_after(size: int, last_line: bytes | None) -> bytes:
+        def render_after(size: int, last_line: bytes | None) -> Iterator[bytes]:
             if last_line is None:
-                return render([header, *records], 0, NO_POINTERS, Tally())
+                return render_stream(chain([header], records), 0, NO_POINTERS, Tally())
             last = _decoded(last_line)
             if last is None:
-                return render(records, size, {}, None)
+                return render_stream(records, size, {}, None)
             pointers = pointers_of(last, size - len(last_line))
-            return render(records, size, pointers, _carried_tally(file, last, last_line, size))
+            tally = _carried_tally(file, last, last_line, size)
+            return render_stream(records, size, pointers, tally)
 
         with file.locked():
             file.append(render_after)
@@ -259,47 +278,76 @@ class SessionStore(Store):
         The session is created on first write. A message whose uuid the session
         already holds replaces that message in place (role, content, metadata and
         extra; its time is kept unless given), as Zep upserts: the file is then
-        rewritten (temp file, fsync, rename). Within one call the last of a uuid wins.
+        rewritten (temp file, fsync, rename), streamed. Within one call the last of a
+        uuid wins.
         """
         batch = _last_wins(memory.messages)
-        given = {m.uuid for m in batch if m.uuid}
+        given = {m.uuid.encode() for m in batch if m.uuid}
         summary = self._stamp_summary(memory.summary)
         file = self._writable(session_id)
         with file.locked():
-            if given and file.exists() and _holds_any(file, given):
-                return self._upsert(session_id, batch, summary)
+            held = uuids_held(file, given.__contains__) if given and file.exists() else UuidSet()
+            if held:
+                return self._upsert(session_id, batch, held, summary)
             stored = [self._stamp(m) for m in batch]
             records = [message_record(m) for m in stored]
             records += [summary_record(summary)] if summary else []
             self._append(session_id, records)
         return stored
 
+    def import_messages(
+        self, session_id: str, source: MessageSource, summary: Summary | str | None = None
+    ) -> int:
+        """Add every message of `source` (and a summary) in one write; returns how many.
+
+        For bulk imports: memory stays flat however many there are, since `source` is
+        read as the write goes (and read again, not held, where needed). As with
+        `add_memory`, the session is created on first write, a message whose uuid the
+        session holds replaces it in place (one streamed rewrite), and a uuid carried
+        by several messages is stored once, at its first place with its last value.
+        Otherwise the messages are one append: a killed import leaves none of them.
+        """
+        stamped = self._stamp_summary(summary)
+        file = self._writable(session_id)
+        with file.locked():
+            wanted = source.holds_uuids and file.exists()
+            held = uuids_held(file, source.may_hold) if wanted else UuidSet()
+            return self._merged_in(session_id, source, held, stamped)
+
+    def _merged_in(
+        self,
+        session_id: str,
+        source: MessageSource,
+        held: UuidSet,
+        summary: Summary | None,
+        stored: Callable[[int, Message], None] | None = None,
+    ) -> int:
+        """Write `source` into the session (under its lock): a streamed rewrite when it
+        replaces messages the session holds (`held`: uuids it may replace), else an append."""
+        latest = source.latest(held)
+        merge = Merge(source, latest, self._stamp, self._revised, stored)
+        if any(uuid.encode() in held for uuid in latest):
+            self._rewrite(session_id, merge.into, summary)
+        else:
+            messages = (message_record(m) for m in merge.rest())
+            self._append_stream(session_id, chain(messages, _summary_records(summary)))
+        return merge.count
+
     def _upsert(
-        self, session_id: str, batch: list[Message], summary: Summary | None
+        self, session_id: str, batch: list[Message], held: UuidSet, summary: Summary | None
     ) -> list[Message]:
         """Rewrite the session with `batch` replacing the messages of the same uuid."""
-        wanted = {m.uuid: m for m in batch if m.uuid}
-        done: dict[str, Message] = {}
+        check_storable([message_record(m) for m in batch])
+        stored: dict[int, Message] = {}
+        self._merged_in(session_id, ListSource(batch), held, summary, stored.__setitem__)
+        return [stored[i] for i in range(len(batch))]
 
-        def edit(messages: list[Message]) -> list[Message]:
-            kept = [
-                self._revised(m, wanted[m.uuid], done) if m.uuid in wanted else m for m in messages
-            ]
-            added = [self._stamp(m) for m in batch if m.uuid not in done]
-            done.update((m.uuid or "", m) for m in added)
-            return kept + added
-
-        self._rewrite(session_id, edit, summary=summary)
-        return [done[m.uuid or ""] if m.uuid in done else m for m in batch]
-
-    def _revised(self, old: Message, new: Message, done: dict[str, Message]) -> Message:
+    def _revised(self, old: Message, new: Message) -> Message:
         """`new` in place of `old`: old's time unless new has one, counted now."""
         count = new.token_count
         if count is None:
             count = count_tokens(new.content, self.encoding)
-        revised = replace(new, created_at=new.created_at or old.created_at, token_count=count)
-        done[old.uuid or ""] = revised
-        return revised
+        return replace(new, created_at=new.created_at or old.created_at, token_count=count)
 
     def set_summary(self, session_id: str, summary: Summary | str) -> Summary:
         """Record the session's running summary (the latest one wins); returns it stored."""
@@ -498,55 +546,67 @@ class SessionStore(Store):
     def _rewrite(
         self,
         session_id: str,
-        edit: Callable[[list[Message]], list[Message]],
+        edit: Callable[[SessionMessages], Iterable[Message]],
         summary: Summary | None = None,
-    ) -> None:
+    ) -> SessionMessages:
         """Rewrite the file compacted: header with the latest facts, messages, summary.
 
-        The messages are `edit(messages)`, decided under the lock so a concurrent
-        writer's turn is never dropped by mistake; `edit` may raise to leave the file
-        as it is. The summary is `summary` if given, else the session's latest.
+        Streamed: the session is read once as the new file is written. The messages
+        are `edit(messages)`, `messages` streaming the session's (see
+        `SessionMessages`, returned); `edit` is called under the lock before anything
+        is written, so a concurrent writer's turn is never dropped by mistake, and may
+        raise to leave the file as it is. The summary is `summary` if given, else the
+        session's latest.
         """
         file = self._existing(session_id)
         with file.locked():
             session = self.get_session(session_id)
-            # Counts still missing are counted in memory: the rewrite stores them anyway.
-            messages = list(with_token_counts(self._reader(file).forward(), self._counted))
             summary = summary or self.get_summary(session_id)
-            records = [header_record(session, self.encoding)]
-            records += [message_record(m) for m in edit(messages)]
-            if summary is not None:
-                records.append(summary_record(summary))
-            file.rewrite(render(records, 0, NO_POINTERS, Tally()))
+            # Counts still missing are counted as messages pass: the rewrite stores them.
+            messages = self._session_messages(file, self._count)
+            records = chain(
+                [header_record(session, self.encoding)],
+                (message_record(m) for m in edit(messages)),
+                _summary_records(summary),
+            )
+            file.rewrite(render_stream(records, 0, NO_POINTERS, Tally()))
+        return messages
+
+    def _session_messages(self, file: SessionFile, count: Callable[[str], int]) -> SessionMessages:
+        return SessionMessages(file, lenient=self.lenient, count=count)
+
+    def _count(self, text: str) -> int:
+        return count_tokens(text, self.encoding)
 
     def clear(self, session_id: str) -> None:
         """Empty the session (messages and summary); the session and its metadata stay."""
         file = self._existing(session_id)
         with file.locked():
             session = self.get_session(session_id)
-            for _ in self._reader(file).forward():
-                pass  # read through, counting nothing: a damaged file is reported, not replaced
+            # Read through, counting nothing: a damaged line is reported (or, lenient,
+            # saved aside), never lost unseen.
+            for _ in self._session_messages(file, lambda text: 0):
+                pass
             header = header_record(session, self.encoding)
-            file.rewrite(render([header], 0, NO_POINTERS, Tally()))
+            file.rewrite(render_stream([header], 0, NO_POINTERS, Tally()))
 
     def compact(self, session_id: str) -> None:
         """Fold updates, token records and old summaries into a fresh file."""
-        self._rewrite(session_id, list)
+        self._rewrite(session_id, lambda messages: messages)
 
     def delete_last_turn(self, session_id: str) -> list[Message]:
-        """Remove the last user message and everything after it; returns what was removed.
+        """Remove the last turn: the last message that asks (a user, or a speaker of no
+        known type; see `Message.part`) and everything after it. Returns what was removed.
 
-        The summary stays. A session with no user message keeps all its messages.
+        The summary stays. A session where no message asks keeps all its messages.
         """
-        removed: list[Message] = []
 
-        def edit(messages: list[Message]) -> list[Message]:
-            at = _before_last_user(messages)
-            removed.extend(messages[at:])
-            return messages[:at]
+        def edit(messages: SessionMessages) -> Iterable[Message]:
+            last = last_ask(messages.file, lenient=self.lenient)
+            messages.cut = None if last is None else last[0]
+            return messages
 
-        self._rewrite(session_id, edit)
-        return removed
+        return self._rewrite(session_id, edit).left_out
 
     def replace_last_turn(
         self,
@@ -557,34 +617,34 @@ class SessionStore(Store):
         replaces: str | None = None,
         reply_metadata: dict[str, Any] | None = None,
     ) -> tuple[Message, Message]:
-        """Swap the last turn (the last user message and all after it) for a new one.
+        """Swap the last turn (as `delete_last_turn` finds it) for a new one.
 
-        One rewrite under the lock (temp file, fsync, rename): a crash leaves the old
-        turn or the new one, never neither. The summary stays. `replaces`, when given,
-        is the uuid of the user message expected last; if the session has moved on,
-        `SessionChangedError` is raised and nothing is written. A session with no user
-        message gets the turn appended. `reply_metadata` is the new reply's metadata.
+        One streamed rewrite under the lock (temp file, fsync, rename): a crash leaves
+        the old turn or the new one, never neither. The summary stays. `replaces`, when
+        given, is the uuid of the message expected to open the last turn; if the session
+        has moved on, `SessionChangedError` is raised and nothing is written. A session
+        where no message asks gets the turn appended. `reply_metadata` is the new
+        reply's metadata.
         """
         reply = Message("assistant", assistant, dict(reply_metadata or {}))
         pair = (self._stamp(Message("user", user)), self._stamp(reply))
+        check_storable([message_record(m) for m in pair])
 
-        def edit(messages: list[Message]) -> list[Message]:
-            at = _before_last_user(messages)
-            found = messages[at].uuid if at < len(messages) else None
-            if replaces is not None and found != replaces:
+        def edit(messages: SessionMessages) -> Iterable[Message]:
+            last = last_ask(messages.file, lenient=self.lenient)
+            if replaces is not None and (last is None or last[1] != replaces):
                 raise SessionChangedError(
                     f"session {session_id} changed since its last turn was read; nothing written"
                 )
-            return [*messages[:at], *pair]
+            messages.cut = None if last is None else last[0]
+            return chain(messages, pair)
 
         self._rewrite(session_id, edit)
         return pair
 
 
-def _before_last_user(messages: list[Message]) -> int:
-    """The index of the last user message (how many to keep), or all when there is none."""
-    users = [i for i, m in enumerate(messages) if m.kind == "user"]
-    return users[-1] if users else len(messages)
+def _summary_records(summary: Summary | None) -> list[dict[str, Any]]:
+    return [summary_record(summary)] if summary is not None else []
 
 
 def _carried_tally(
@@ -632,15 +692,6 @@ def _last_wins(messages: list[Message]) -> list[Message]:
             message = last[message.uuid]
         kept.append(message)
     return kept
-
-
-def _holds_any(file: SessionFile, uuids: set[str]) -> bool:
-    """True when a record of the file carries one of `uuids` (raw scan, no decoding)."""
-    wanted = {u.encode() for u in uuids}
-    for _, chunk in file.chunks():
-        if any(found[1] in wanted for found in _UUID_FIELD.finditer(chunk)):
-            return True
-    return False
 
 
 def _merged(metadata: dict[str, Any], changes: dict[str, Any]) -> dict[str, Any]:
