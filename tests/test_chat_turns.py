@@ -6,6 +6,9 @@ a failed message, and replies keep their line breaks on screen."""
 from __future__ import annotations
 
 import io
+import json
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -20,6 +23,7 @@ from zerda_cli.backends import Backend, ManualBackend
 from zerda_cli.chatview import ChatView
 from zerda_cli.config import ChatConfig
 from zerda_cli.piped import reply_writer, run_piped, stdin_lines
+from zerda_cli.progress import ProgressLine
 from zerda_cli.repl import Chat
 
 CONTEXT = [{"role": "user", "content": "Hello there"}]
@@ -218,3 +222,85 @@ def test_a_piped_line_over_the_limit_is_refused_without_being_held_whole(
     assert run_piped(chat, lines, reply_writer(io.StringIO())) == 1
     assert "line 1: the message is larger than 16.0 MiB" in errors.getvalue()
     assert [m.content for m in store.iter_messages("s")] == ["after", "ok"]
+
+
+# -- provenance on the command line -----------------------------------------------------------
+
+ZERDA = str(Path(sys.executable).with_name("zerda"))
+
+
+def zerda(home: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ZERDA_", "OPENAI_"))}
+    env["ZERDA_HOME"] = str(home)
+    return subprocess.run(
+        [ZERDA, *args], input=stdin, env=env, capture_output=True, text=True, timeout=60
+    )
+
+
+def test_show_and_stats_models_say_where_replies_came_from(home: Path, tmp_path: Path) -> None:
+    script = tmp_path / "bot.py"
+    script.write_text("import sys\nsys.stdin.read()\nprint('beep')\n")
+    with chat_server() as server:
+        url = server.url("usage")
+        chatted = zerda(
+            home, "chat", "pm", "--backend", "openai", "--base-url", url, stdin="a\nb\n"
+        )
+        cut = zerda(
+            home,
+            "chat",
+            "pm",
+            "--backend",
+            "openai",
+            "--base-url",
+            server.url("length"),
+            stdin="c\n",
+        )
+    assert chatted.returncode == 0, chatted.stderr
+    assert cut.returncode == 0 and "the reply was cut short" in cut.stderr
+    assert (
+        zerda(home, "chat", "pm", "--command", f"{sys.executable} {script}", stdin="d\n").returncode
+        == 0
+    )
+    assert zerda(home, "add", "pm", "typed question", "typed answer").returncode == 0
+
+    shown = zerda(home, "show", "pm").stdout
+    assert "(served-m (openai) · first byte " in shown and " · 3 in, 2 out)" in shown
+    assert "cut short: length" in shown
+    assert "beep" in shown and "bot.py (command)" in shown
+
+    table = zerda(home, "stats", "pm", "--models").stdout.splitlines()
+    assert table[0].split() == [
+        "BACKEND",
+        "MODEL",
+        "REPLIES",
+        "TOKENS",
+        "TRUNCATED",
+        "SERVER_IN",
+        "SERVER_OUT",
+    ]
+    assert table[1].split() == ["openai", "served-m", "3", "9", "1", "9", "6"]
+    figures = json.loads(zerda(home, "stats", "pm", "--models", "--json").stdout)["models"]
+    assert [(f["backend"], f["replies"]) for f in figures] == [
+        ("openai", 3),
+        ("-", 1),
+        ("command", 1),
+    ]
+    assert figures[0]["usage_reported"] == 3 and figures[0]["completion_tokens"] == 6
+
+
+def test_a_long_count_shows_progress_on_a_terminal_and_erases_it() -> None:
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    ticks = iter([0.0, 0.5, 1.5, 2.0])
+    screen = Terminal()
+    with ProgressLine("counting", screen, clock=lambda: next(ticks)) as progress:
+        progress(10, 100)  # half a second in: nothing yet
+        progress(50, 100)
+        progress(100, 100)
+    assert screen.getvalue() == "\rcounting: 50%\rcounting: 100%\r\x1b[K"
+    quiet = io.StringIO()  # not a terminal: never shown
+    with ProgressLine("counting", quiet, after=0.0) as progress:
+        progress(1, 2)
+    assert quiet.getvalue() == ""

@@ -405,7 +405,7 @@ def test_chat_errors_are_one_inert_line(
     config.write_text("chat = 1\n", encoding="utf-8")
     monkeypatch.setenv("ZERDA_CONFIG", str(config))
     result = zerda("chat")
-    assert result.code == 1
+    assert result.code == 2  # a bad setting is a usage error
     assert "\x1b" not in result.err and "\x07" not in result.err
     assert result.err.count("\n") == 1 and "\\x1b]0;pwned\\x07" in result.err
     assert "[chat] must be a table" in result.err

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -131,3 +132,107 @@ def test_demo_with_home_keeps_the_session_and_never_overwrites(tmp_path: Path) -
     assert run("demo", "--home", str(kept), home=None).returncode == 0
     assert run("demo", "--home", str(kept), home=None).returncode == 0
     assert SessionStore(kept).session_ids() == ["demo", "demo-2"]
+
+
+def complete(shell: str, words: str) -> list[str]:
+    """The values `zerda` offers for the last word of `words` in `shell`'s protocol."""
+    if shell == "bash":
+        return complete_bash(words, None)
+    env = {"_ZERDA_COMPLETE": f"complete_{shell}", "_TYPER_COMPLETE_ARGS": words}
+    if shell == "fish":
+        env["_TYPER_COMPLETE_FISH_ACTION"] = "get-args"
+    out = run(home=None, env=env).stdout.decode()
+    if shell == "fish":
+        return [line.split("\t")[0] for line in out.splitlines()]
+    assert out.startswith("_arguments '*: :((") and out.rstrip().endswith("))'"), out
+    items = out.rstrip()[18:-3].splitlines()
+    return [item.split('":"')[0].strip('"').replace("\\\\:", ":") for item in items]
+
+
+@pytest.mark.parametrize("shell", sorted(SHELL_FILES))
+def test_options_with_fixed_values_complete_those_values(shell: str) -> None:
+    assert complete(shell, "zerda chat --backend ") == ["manual", "command", "openai"]
+    assert complete(shell, "zerda chat --command-format ") == ["json", "text"]
+    assert complete(shell, "zerda chat --memory ") == [
+        "buffer",
+        "window:10",
+        "token:2000",
+        "summary:2000",
+    ]
+    assert complete(shell, "zerda chat --memory to") == ["token:2000"]
+    assert complete(shell, "zerda export s --format ") == [
+        "jsonl",
+        "json",
+        "openai",
+        "markdown",
+        "text",
+    ]
+
+
+@pytest.mark.skipif(not shutil.which("zsh"), reason="zsh is not installed")
+def test_zsh_completion_descriptions_keep_their_apostrophes() -> None:
+    """What zsh's `_arguments` receives, with the completion script's own `eval`."""
+    script = (
+        '_arguments() { printf "%s\\n" "$@"; }; '
+        f'eval $(env _TYPER_COMPLETE_ARGS="zerda " _ZERDA_COMPLETE=complete_zsh {ZERDA})'
+    )
+    result = subprocess.run(["zsh", "-c", script], capture_output=True, text=True, check=True)
+    assert "(the user's INPUT" in result.stdout and "zerda's JSONL" in result.stdout
+
+
+def test_help_shows_no_type_after_flags_and_arguments_by_name() -> None:
+    env = {"COLUMNS": "120", "TERM": "dumb"}
+    for command in ("chat", "add", "show", "stats", "export"):
+        shown = run(command, "--help", home=None, env=env).stdout.decode()
+        assert "<bool>" not in shown and "<str>" not in shown and "{" not in shown, command
+    add = run("add", "--help", home=None, env=env).stdout.decode()
+    assert "zerda add [OPTIONS] SESSION (INPUT OUTPUT | CONTENT)..." in add
+    assert "zerda chat [OPTIONS] [SESSION]" in run("chat", "-h", home=None, env=env).stdout.decode()
+
+
+def test_a_home_that_is_not_a_directory_is_one_error_line(tmp_path: Path) -> None:
+    afile = tmp_path / "afile"
+    afile.write_text("not a directory")
+    for args in (("sessions",), ("show", "s"), ("add", "s", "q", "a"), ("stats", "s")):
+        result = run(*args, "--home", str(afile), home=None)
+        assert result.returncode == 2, args
+        assert result.stderr.decode() == (
+            f"error: --home {afile} is not a directory (see 'zerda {args[0]} --help')\n"
+        )
+    by_environment = run("sessions", home=afile)
+    assert by_environment.returncode == 2 and b"ZERDA_HOME" in by_environment.stderr
+    assert afile.read_text() == "not a directory"
+
+
+def test_empty_messages_are_refused_and_nothing_is_written(home: Path) -> None:
+    for args, name in [
+        (("s", "", ""), "INPUT"),
+        (("s", "question", "  "), "OUTPUT"),
+        (("s", "--role", "user", ""), "CONTENT"),
+    ]:
+        result = run("add", *args, home=home)
+        assert result.returncode == 2, args
+        assert result.stderr.decode().startswith(f"error: {name} is empty; nothing was written")
+    assert not SessionStore(home).exists("s")
+
+
+def test_fifty_megabytes_from_stdin_are_refused_in_one_line_and_nothing_is_written(
+    home: Path,
+) -> None:
+    big = b"0123456789abcdef" * (50 * 1024 * 1024 // 16)
+    result = run("add", "big", "-", "answer", home=home, stdin=big)
+    assert result.returncode == 1
+    assert result.stderr.decode() == (
+        "error: stdin is larger than 16.0 MiB, the limit per message; nothing was written\n"
+    )
+    assert not SessionStore(home).exists("big")
+    just_under = b"x" * (16 * 1024 * 1024)
+    assert run("add", "big", "-", "answer", home=home, stdin=just_under).returncode == 0
+    stats = run("stats", "big", "--json", home=home)
+    assert json.loads(stats.stdout)["messages"] == 2
+
+
+def test_plurals_say_one_message(home: Path) -> None:
+    run("add", "one", "--role", "user", "hello", home=home)
+    cleared = run("clear", "one", "--yes", home=home)
+    assert cleared.stderr.decode() == "cleared session one: 1 message removed\n"

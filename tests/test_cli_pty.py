@@ -61,7 +61,7 @@ def test_no_color_drops_colour(store: SessionStore, home: Path) -> None:
 def test_clear_asks_on_a_terminal(store: SessionStore, home: Path) -> None:
     store.append_turn("s", "q", "a")
     child = spawn(home, "clear", "s")
-    child.expect(r"Remove all 2 messages of session s\? \[y/N\]")
+    child.expect(r"Remove both messages of session s\? \[y/N\]")
     child.sendline("n")
     output_of(child)
     assert child.exitstatus == 1 and len(list(store.iter_messages("s"))) == 2

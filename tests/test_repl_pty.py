@@ -248,10 +248,26 @@ def test_piped_failures_are_one_line_each_and_not_recorded(env: dict[str, str]) 
     assert not SessionStore(env["ZERDA_HOME"]).exists("p3")
 
 
-def test_bad_settings_are_one_line_errors(env: dict[str, str]) -> None:
+def test_bad_settings_are_one_line_usage_errors(env: dict[str, str], tmp_path: Path) -> None:
     bad_memory = run(env, ["p4", "--memory", "forever"], "")
-    assert bad_memory.returncode == 1
-    assert bad_memory.stderr.startswith("error: bad memory 'forever'")
+    assert bad_memory.returncode == 2
+    assert bad_memory.stderr == (
+        "error: bad memory 'forever': use buffer, window:K, token:N or summary:N\n"
+    )
+    for args, error in [
+        (["--memory", "token:abc"], "bad size 'abc' for memory token"),
+        (["--timeout", "-1"], "-1 is not a number of seconds above 0"),
+        (["--timeout", "0"], "0 is not a number of seconds above 0"),
+        (["--backend", "bogus"], "unknown backend 'bogus'"),
+    ]:
+        result = run(env, ["p4", "--command", "cat", *args], "hi\n")
+        assert (result.returncode, result.stderr.count("\n")) == (2, 1), args
+        assert error in result.stderr and "Traceback" not in result.stderr
+    config = tmp_path / "config.toml"
+    config.write_text("[chat]\nbackend = 3\n")
+    bad_file = run({**env, "ZERDA_CONFIG": str(config)}, ["p4", "--command", "cat"], "hi\n")
+    assert bad_file.returncode == 2 and bad_file.stderr.endswith("backend must be a string\n")
+    assert not SessionStore(env["ZERDA_HOME"]).exists("p4")
     both = run(env, ["p4", "--continue"], "")
     assert (both.returncode, both.stderr.count("\n")) == (2, 1)
     bad_id = run(env, ["../etc", "--command", "cat"], "")

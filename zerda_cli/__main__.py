@@ -57,11 +57,12 @@ def _quiet_stdout() -> None:
 def _run(argv: list[str] | None) -> Any:
     from typer.main import get_command
 
-    from zerda_cli import coercion
+    from zerda_cli import coercion, helpdisplay
     from zerda_cli.app import app
 
     command = get_command(app)
     coercion.install(command)
+    helpdisplay.tidy(command)
     invoke = command.invoke
 
     def invoke_noting_a_closed_pipe(ctx: Any) -> Any:
@@ -77,6 +78,7 @@ def _run(argv: list[str] | None) -> Any:
         from typer._completion_classes import completion_init
 
         completion_init()
+        helpdisplay.fix_zsh_completion()
     return command.main(args=argv, prog_name="zerda", standalone_mode=False)
 
 

@@ -103,12 +103,10 @@ def add(
     metadata = parse_meta(meta or [])
     if role is not None:
         check_role_option(role)
+    from zerda_cli.adding import record
+
     values = resolve_texts(texts)
-    store = open_store(home, count_on_write=False)
-    if role is not None:
-        stored = [store.add_message(session, Message(role, values[0], metadata))]
-    else:
-        stored = list(store.append_turn(session, values[0], values[1], metadata))
+    stored = record(open_store(home, count_on_write=False), session, role, values, metadata)
     if as_json:
         render.write_json([m.to_dict() for m in stored])
 
@@ -151,8 +149,23 @@ def _history(
 
 
 @app.command()
-def stats(session: SessionArg, as_json: JsonOpt = False, home: HomeOpt = None) -> None:
+def stats(
+    session: SessionArg,
+    models: Annotated[
+        bool,
+        typer.Option(
+            "--models", help="Replies and tokens per backend and model (reads the whole session)."
+        ),
+    ] = False,
+    as_json: JsonOpt = False,
+    home: HomeOpt = None,
+) -> None:
     """Counts, characters, exact tokens, activity and file size of a session."""
+    if models:
+        from zerda_cli.provenance import show_models
+
+        show_models(open_store(home), session, as_json)
+        return
     render.stats(open_store(home).session_stats(session), as_json)
 
 
@@ -203,9 +216,9 @@ def clear(session: SessionArg, yes: YesOpt = False, home: HomeOpt = None) -> Non
     """Remove every message of a session (the session and its metadata stay)."""
     store = open_store(home)
     count = store.message_count(session)
-    confirm(f"Remove all {count} messages of session {session}?", yes)
+    confirm(f"Remove {_all_messages(count)} of session {session}?", yes)
     store.clear(session)
-    render.note(f"cleared session {session}: {count} messages removed")
+    render.note(f"cleared session {session}: {_messages(count)} removed")
 
 
 @app.command()
@@ -213,9 +226,18 @@ def delete(session: SessionArg, yes: YesOpt = False, home: HomeOpt = None) -> No
     """Delete a session and its file."""
     store = open_store(home)
     count = store.message_count(session)
-    confirm(f"Delete session {session} and its {count} messages?", yes)
+    confirm(f"Delete session {session} and its {_messages(count)}?", yes)
     store.delete_session(session)
     render.note(f"deleted session {session}")
+
+
+def _messages(count: int) -> str:
+    return f"{count:,} message{'s' * (count != 1)}"
+
+
+def _all_messages(count: int) -> str:
+    """`the only message`, `both messages`, `all 3 messages`."""
+    return {1: "the only message", 2: "both messages"}.get(count, f"all {_messages(count)}")
 
 
 def _readable_stats(store: SessionStore) -> list[SessionStats]:

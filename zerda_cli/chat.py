@@ -21,6 +21,7 @@ from zerda_cli.chatoptions import (
     MemoryOpt,
     ModelOpt,
     NoInputHistoryOpt,
+    PlainOpt,
     ShowOpt,
     SystemOpt,
     TimeoutOpt,
@@ -74,6 +75,7 @@ def chat(
     system: SystemOpt = None,
     show: ShowOpt = None,
     no_input_history: NoInputHistoryOpt = False,
+    plain: PlainOpt = False,
     jsonl: JsonlOpt = False,
     home: HomeOpt = None,
 ) -> None:
@@ -81,7 +83,7 @@ def chat(
 
     Piped stdin: one message a line, replies on stdout (needs a command or openai backend).
     """
-    from zerda_cli.config import load_config
+    from zerda_cli.config import ConfigError, load_config
 
     flags = {
         "backend": backend,
@@ -94,6 +96,7 @@ def chat(
         "system": system,
         "show": show,
         "input_history": False if no_input_history else None,
+        "plain": True if plain else None,
     }
     try:
         config = load_config(home, flags)
@@ -104,6 +107,8 @@ def chat(
         else:
             _check_piped(config)
         _run(config, home, session_id, interactive, named=bool(session or resume), jsonl=jsonl)
+    except ConfigError as exc:
+        _fail(str(exc), 2)
     except ZerdaError as exc:
         _fail(str(exc))
 
@@ -188,7 +193,7 @@ def _run_terminal(
     from zerda_cli.richview import make_console
 
     history = None
-    view = ChatView(make_console())
+    view = ChatView(make_console(), plain=config.plain)
     if config.input_history:
         try:
             history = history_file(state_dir(home))

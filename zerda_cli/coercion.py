@@ -116,7 +116,7 @@ def install(command: Any) -> None:
             except ValueError as exc:
                 raise BadParameter(str(exc), ctx=ctx, param=param) from None
 
-    for param in _all_params(command):
+    for param in all_params(command):
         descriptor = getattr(param, "type_descriptor", None)
         if descriptor is None or getattr(param, "_runtime_param", "absent") is not None:
             continue
@@ -128,7 +128,7 @@ def install(command: Any) -> None:
             param._runtime_param = DirectParam(info, descriptor.annotation, convert)
 
 
-def _all_params(command: Any) -> list[Any]:
+def all_params(command: Any) -> list[Any]:
     """The parameters of `command` and its subcommands, their (cached) --help options too."""
     names = command.context_settings.get("help_option_names", ["--help"])
     params = []

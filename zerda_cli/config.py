@@ -6,6 +6,7 @@ The config file is `config.toml` in the config dir (`zerda_cli.paths.config_dir`
 
 from __future__ import annotations
 
+import math
 import os
 import tomllib
 from dataclasses import dataclass, fields, replace
@@ -16,10 +17,9 @@ from zerda.errors import InvalidArgumentError, ZerdaError
 from zerda.memory.spec import MEMORY_KINDS as MEMORY_KINDS
 from zerda.memory.spec import MemorySpec as MemorySpec
 from zerda.memory.spec import parse_memory as parse_memory_spec
+from zerda_cli.choices import BACKENDS, COMMAND_FORMATS
 from zerda_cli.paths import config_dir
 
-BACKENDS = ("manual", "command", "openai")
-COMMAND_FORMATS = ("json", "text")
 KEY_VARIABLES = ("ZERDA_API_KEY", "OPENAI_API_KEY")
 
 # Environment variables, by setting name; the first one set wins.
@@ -36,7 +36,7 @@ ENVIRONMENT = {
 
 
 class ConfigError(ZerdaError):
-    """A setting of `zerda chat` is missing or has a bad value."""
+    """A setting of `zerda chat` is missing or has a bad value (a usage error: exit 2)."""
 
 
 def parse_memory(text: str) -> MemorySpec:
@@ -61,6 +61,7 @@ class ChatConfig:
     system: str | None = None
     show: int = 3
     input_history: bool = True
+    plain: bool = False
 
     @property
     def backend_name(self) -> str:
@@ -95,16 +96,16 @@ def _coerce(name: str, value: Any, source: str) -> Any:
             number = float(value)
         except (TypeError, ValueError):
             raise ConfigError(f"{source}: timeout must be a number of seconds") from None
-        if number <= 0:
-            raise ConfigError(f"{source}: timeout must be more than 0 seconds")
+        if not (number > 0 and math.isfinite(number)):
+            raise ConfigError(f"{source}: timeout must be a number of seconds above 0")
         return number
     if name == "show":
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise ConfigError(f"{source}: show must be a whole number >= 0")
         return value
-    if name == "input_history":
+    if name in ("input_history", "plain"):
         if not isinstance(value, bool):
-            raise ConfigError(f"{source}: input_history must be true or false")
+            raise ConfigError(f"{source}: {name} must be true or false")
         return value
     if not isinstance(value, str):
         raise ConfigError(f"{source}: {name} must be a string")
@@ -147,7 +148,9 @@ def validate(config: ChatConfig) -> ChatConfig:
     if config.backend_name not in BACKENDS:
         raise ConfigError(f"unknown backend {config.backend_name!r}: use {', '.join(BACKENDS)}")
     if config.command_format not in COMMAND_FORMATS:
-        raise ConfigError(f"unknown command format {config.command_format!r}: use json or text")
+        raise ConfigError(
+            f"unknown command format {config.command_format!r}: use {' or '.join(COMMAND_FORMATS)}"
+        )
     if config.backend_name == "command" and not (config.command or "").strip():
         raise ConfigError("the command backend needs --command 'PROGRAM ARGS'")
     config.memory_spec  # noqa: B018 - parsing is the check

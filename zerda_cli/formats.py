@@ -13,6 +13,7 @@ from typing import Any
 
 from zerda.formats.openai import to_openai
 from zerda.messages import Message, Session, Summary
+from zerda_cli.provenance import provenance_label
 from zerda_cli.sanitize import neutralize, one_line, to_json
 
 INDENT = "  "
@@ -108,7 +109,9 @@ def text_lines(session: Session, summary: str | None, messages: Iterable[Message
         yield f"summary\n{_indented(summary)}\n\n"
     totals = Totals()
     for message in totals.counted(messages):
-        yield f"{one_line(message.role)}  {stamp(message)}  {tokens_label(message.token_count)}\n"
+        heading = f"{one_line(message.role)}  {stamp(message)}  {tokens_label(message.token_count)}"
+        made = provenance_label(message)
+        yield heading + (f"  ({made})" if made else "") + "\n"
         yield _indented(message.content) + "\n\n"
     yield f"-- {one_line(session.id)}: {totals.line()}\n"
 
@@ -123,7 +126,9 @@ def markdown_lines(
     totals = Totals()
     for message in totals.counted(messages):
         role = one_line(message.role)
-        yield f"**{role}** · {stamp(message)} · {tokens_label(message.token_count)}\n\n"
+        made = provenance_label(message)
+        how = f" · {made}" if made else ""
+        yield f"**{role}** · {stamp(message)} · {tokens_label(message.token_count)}{how}\n\n"
         yield neutralize(message.content).rstrip("\n") + "\n\n"
     yield f"---\n\n*{totals.line()}*\n"
 

@@ -7,6 +7,9 @@ import sys
 from pathlib import Path
 
 from zerda.errors import ZerdaError
+from zerda.limits import MAX_MESSAGE_BYTES, over_limit, too_large
+
+SLACK = 64  # bytes read past the limit: a BOM and trailing newlines, which are dropped
 
 
 class InputError(ZerdaError):
@@ -35,11 +38,19 @@ def argument(text: str, source: str) -> str:
 
 
 def read_stdin() -> str:
-    """All of stdin as text, with trailing newlines dropped (as `$(...)` does)."""
-    text = decode(sys.stdin.buffer.read(), "stdin")
-    text = text.rstrip("\r\n")
+    """All of stdin as text, with trailing newlines dropped (as `$(...)` does).
+
+    More than one message may hold (MAX_MESSAGE_BYTES) is refused unread: at most a
+    little over the limit is ever held.
+    """
+    data = sys.stdin.buffer.read(MAX_MESSAGE_BYTES + SLACK)
+    if len(data) == MAX_MESSAGE_BYTES + SLACK and sys.stdin.buffer.read(1):
+        raise InputError(too_large("stdin"))
+    text = decode(data, "stdin").rstrip("\r\n")
     if not text.strip():
         raise InputError("stdin was empty; nothing was written")
+    if over_limit(text):
+        raise InputError(too_large("stdin"))
     return text
 
 

@@ -77,8 +77,13 @@ YesOpt = Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confir
 
 
 def open_store(home: Path | None, *, count_on_write: bool = True) -> SessionStore:
-    """The session store under `home` (or the default home)."""
-    return SessionStore(resolve_home(home), count_on_write=count_on_write)
+    """The session store under `home` (or the default home); a usage error when that
+    is something other than a directory."""
+    path = resolve_home(home)
+    if path.exists() and not path.is_dir():
+        given = "--home" if home is not None and str(home) else "ZERDA_HOME"
+        raise usage_error(f"{given} {path} is not a directory")
+    return SessionStore(path, count_on_write=count_on_write)
 
 
 def parse_meta(pairs: list[str]) -> dict[str, Any]:

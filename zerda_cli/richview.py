@@ -83,11 +83,13 @@ def message_panel(role: str, content: str, details: list[str]) -> Panel:
 
 
 def stored_message_panel(message: Message) -> Panel:
-    """A stored message with its local time and token count."""
+    """A stored message with its local time and token count (a reply: and how it was made)."""
+    from zerda_cli.provenance import provenance_label
+
     tokens = "?" if message.token_count is None else f"{message.token_count:,}"
-    return message_panel(
-        message.role, message.content, [local_time(message.created_at), f"{tokens} tok"]
-    )
+    details = [local_time(message.created_at), f"{tokens} tok"]
+    made = provenance_label(message)
+    return message_panel(message.role, message.content, [made, *details] if made else details)
 
 
 def footer(parts: list[str]) -> Text:

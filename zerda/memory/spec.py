@@ -49,7 +49,7 @@ def parse_memory(text: str) -> MemorySpec:
     parts = text.replace(":", " ").split()
     if not parts or parts[0] not in MEMORY_KINDS or len(parts) > 2:
         raise InvalidArgumentError(
-            f"bad memory {text!r}: use buffer, window K, token N or summary N"
+            f"bad memory {text!r}: use buffer, window:K, token:N or summary:N"
         )
     kind = parts[0]
     if len(parts) == 1:
