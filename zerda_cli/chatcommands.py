@@ -165,7 +165,9 @@ def clear_session(chat: Chat, argument: str) -> None:
     if not chat.store.exists(chat.session_id) or chat.turn_count == 0:
         chat.view.note("nothing to clear")
         return
-    question = f"Remove all {chat.turn_count} turns of {chat.session_id}? [y/N] "
+    count = chat.turn_count
+    turns = {1: "the only turn", 2: "both turns"}.get(count, f"all {count} turns")
+    question = f"Remove {turns} of {chat.session_id}? [y/N] "
     if not chat.confirm(question):
         chat.view.note("kept")
         return
