@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from bench import flat, suites
+from bench import flat, langchain_history, suites
 from bench.harness import Row, markdown
 
 HERE = Path(__file__).parent
@@ -39,6 +39,10 @@ def main(argv: list[str] | None = None) -> int:
             ("stats/search/disk", lambda: suites.scans(sizes, cache, work)),
             ("tokens", lambda: suites.tokens(sizes)),
             ("flat memory", lambda: flat.flat(sizes, cache, work)),
+            (
+                "langchain history",
+                lambda: langchain_history.langchain_history(sizes, cache, work),
+            ),
         ]
         for name, run in sections:
             print(f"-- {name}", file=sys.stderr, flush=True)

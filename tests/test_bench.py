@@ -30,6 +30,7 @@ def test_quick_run_writes_every_section(tmp_path: Path) -> None:
         "disk",
         "tokens",
         "flat memory",
+        "langchain history",
     }
     for row in (r for r in rows if r["section"] == "flat memory"):
         assert row["zerda"] > 0, row["case"]
