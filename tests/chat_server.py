@@ -3,7 +3,8 @@
 The first path segment picks the behaviour: `/stream/v1`, `/plain/v1`, `/slow/v1`, `/hang/v1`,
 `/echo-key/v1` (401 quoting the key), `/status-429/v1`, `/status-500/v1`, `/usage/v1`
 (usage reported), `/cut/v1` (dies mid-stream), `/length/v1`, `/content_filter/v1`,
-`/finish-then-close/v1`, `/lines/v1` (three lines), `/flaky/v1` (500 first), ...
+`/finish-then-close/v1`, `/lines/v1` (three lines), `/flaky/v1` (500 first),
+`/no-stream-options/v1` (400 for stream_options), ...
 Every request body is kept in `requests`.
 """
 
@@ -48,6 +49,11 @@ class Handler(BaseHTTPRequestHandler):
             self._stream([reply], pause=0.0, finish="stop", done=False)
         elif mode == "lines":
             self._stream(["first line\nsec", "ond line\n", "third line"], pause=0.0)
+        elif mode == "no-stream-options":  # an older server that refuses the option
+            if "stream_options" in body:
+                self._error(400, "Unrecognized request argument supplied: stream_options")
+            else:
+                self._stream([reply], pause=0.0)
         elif mode == "flaky":  # fails while `failures` lasts, then streams
             if self.server.failures > 0:
                 self.server.failures -= 1

@@ -55,3 +55,12 @@ def test_an_http_reply_carries_model_finish_reason_and_usage() -> None:
     assert TRUNCATED_KEY not in metadata
     assert Provenance.from_metadata(metadata) == reply.provenance
     assert metadata[PROVENANCE_KEY]["usage"]["total_tokens"] == 5
+
+
+def test_a_server_that_refuses_stream_options_is_asked_again_without_them() -> None:
+    with chat_server() as server:
+        client = OpenAIClient(server.url("no-stream-options"), "m", None, timeout=10)
+        assert client.reply(CONTEXT).read() == "echo: Hi"
+        assert client.reply(CONTEXT).read() == "echo: Hi"  # not refused a second time
+    asked = ["stream_options" in r["body"] for r in server.requests]
+    assert asked == [True, False, False]

@@ -124,6 +124,8 @@ class OpenAIClient:
         self.timeout = timeout
         self._opener = urllib.request.build_opener(_SameOriginRedirects)
         self._response: Any = None
+        # Usage figures are asked for until the server refuses the option that asks.
+        self._ask_usage = True
 
     def __repr__(self) -> str:
         return f"OpenAIClient(url={self.url!r}, model={self.model!r})"
@@ -133,12 +135,9 @@ class OpenAIClient:
         return Reply(self.name, self.model, lambda ending: self._produce(messages, ending))
 
     def _request(self, messages: Messages) -> urllib.request.Request:
-        body = {
-            "model": self.model,
-            "messages": messages,
-            "stream": True,
-            "stream_options": {"include_usage": True},
-        }
+        body: dict[str, Any] = {"model": self.model, "messages": messages, "stream": True}
+        if self._ask_usage:
+            body["stream_options"] = {"include_usage": True}
         headers = {"Content-Type": "application/json", "Accept": "text/event-stream"}
         if self._key:
             headers["Authorization"] = f"Bearer {self._key}"
@@ -172,7 +171,12 @@ class OpenAIClient:
         try:
             return self._opener.open(self._request(messages), timeout=self.timeout)
         except urllib.error.HTTPError as exc:
-            raise ClientError(self._http_failure(exc)) from None
+            detail = self._server_message(exc)
+            if self._ask_usage and exc.code in (400, 422) and "stream_options" in detail:
+                # A server that knows no stream_options: ask again without usage figures.
+                self._ask_usage = False
+                return self._open(messages)
+            raise ClientError(self._http_failure(exc, detail)) from None
         except urllib.error.URLError as exc:
             raise ClientError(self._connect_failure(exc.reason)) from None
         except (TimeoutError, OSError) as exc:
@@ -277,7 +281,7 @@ class OpenAIClient:
             text = body
         return self._server_text(text)
 
-    def _http_failure(self, exc: urllib.error.HTTPError) -> str:
+    def _http_failure(self, exc: urllib.error.HTTPError, detail: str) -> str:
         code = exc.code
         if code in (401, 403):
             hint = "the API key was refused: check ZERDA_API_KEY or OPENAI_API_KEY"
@@ -294,7 +298,6 @@ class OpenAIClient:
             hint = "the server failed"
         else:
             hint = "request refused"
-        detail = self._server_message(exc)
         return f"HTTP {code} from {self.host}: {hint}" + (f" ({detail})" if detail else "")
 
     def _connect_failure(self, reason: object) -> str:
