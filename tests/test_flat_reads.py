@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from zerda import SessionStore
 
 ZERDA = str(Path(sys.executable).parent / "zerda")
@@ -58,3 +60,73 @@ def test_a_session_asked_for_by_name_must_exist(store: SessionStore) -> None:
     result = run(store.home, "search", "needle", "--session", "b")
     assert result.returncode == 1
     assert result.stderr == "error: session not found: b\n"
+
+
+# Peak memory of a child that runs a command as a child of its own, so no other test's
+# subprocesses count towards RUSAGE_CHILDREN.
+PEAK_RSS = """
+import resource, subprocess, sys
+subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, check=True)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+"""
+HEADER = {"type": "session", "version": 2, "created_at": "2024-05-01T08:00:00Z"}
+
+
+def write_session(home: Path, session_id: str, count: int, tail: bytes = b"") -> None:
+    """`count` counted messages of about 400 characters, each holding "needle", then `tail`."""
+    (home / "sessions").mkdir(parents=True, exist_ok=True)
+    text = "needle and thread " * 22
+    with (home / "sessions" / f"{session_id}.jsonl").open("wb") as out:
+        out.write(json.dumps({**HEADER, "id": session_id}).encode() + b"\n")
+        out.writelines(
+            f'{{"type":"message","uuid":"{i:032x}","created_at":"2024-05-01T08:00:00Z",'
+            f'"role":"user","content":"{i} {text}","token_count":81,"metadata":{{}}}}\n'.encode()
+            for i in range(count)
+        )
+        out.write(tail)
+
+
+def peak_kb(home: Path, *command: str) -> int:
+    run_it = [sys.executable, "-c", PEAK_RSS, sys.executable, *command]
+    env = {**os.environ, "ZERDA_HOME": str(home)}
+    done = subprocess.run(run_it, capture_output=True, text=True, env=env, check=True)
+    return int(done.stdout)
+
+
+SMALL, BIG = 2_000, 100_000  # a 1 MB and a 45 MB session
+GROWTH_LIMIT_KB = 16_000  # holding every hit of the big one costs over 100 MB
+
+
+@pytest.mark.parametrize("output", [[], ["--json"]])
+def test_search_memory_does_not_grow_with_the_hits(tmp_path: Path, output: list[str]) -> None:
+    peaks = []
+    for count in (SMALL, BIG):
+        home = tmp_path / str(count)
+        write_session(home, "s", count)
+        peaks.append(peak_kb(home, "-m", "zerda_cli", "search", "needle", *output))
+    assert peaks[1] - peaks[0] < GROWTH_LIMIT_KB, peaks
+
+
+LINE_NUMBER = """
+import sys
+import pytest
+
+from zerda import SessionStore
+from zerda.errors import CorruptSessionError
+try:
+    SessionStore(sys.argv[1]).get_memory("s", lastn=1)
+except CorruptSessionError as error:
+    assert error.line == int(sys.argv[2]), error
+else:
+    raise AssertionError("the damaged last line was read")
+"""
+
+
+def test_numbering_a_damaged_line_far_in_keeps_memory_flat(tmp_path: Path) -> None:
+    peaks = []
+    for count in (SMALL, BIG):
+        home = tmp_path / str(count)
+        write_session(home, "s", count, tail=b"not json\n")
+        line = str(count + 2)  # the header, the messages, then the damaged line
+        peaks.append(peak_kb(home, "-c", LINE_NUMBER, str(home), line))
+    assert peaks[1] - peaks[0] < GROWTH_LIMIT_KB, peaks

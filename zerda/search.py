@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from zerda.messages import Message
 from zerda.reader import Record, RecordReader, with_token_counts
 from zerda.records import TOKENS
-from zerda.sessionfile import BLOCK, CHUNK
+from zerda.sessionfile import BLOCK, CHUNK, newlines
 
 # The characters outside ASCII whose casefold holds ASCII (Unicode 14 and 15;
 # tests/test_search.py checks this against the running Python).
@@ -155,12 +155,9 @@ class _LineNumbers:
         self.number = 1
 
     def at(self, offset: int) -> int:
-        while self.offset < offset:
-            block = os.pread(self.fd, min(CHUNK, offset - self.offset), self.offset)
-            if not block:
-                break
-            self.number += block.count(b"\n")
-            self.offset += len(block)
+        if self.offset < offset:
+            self.number += newlines(self.fd, self.offset, offset)
+            self.offset = offset
         return self.number
 
 

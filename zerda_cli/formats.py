@@ -88,7 +88,13 @@ def json_document(
 
 def openai_document(messages: Iterable[Message]) -> Iterator[str]:
     """The messages as chat-completion APIs take them (tool calls and all), streamed."""
-    yield from _json_array((to_openai(m) for m in messages), 0)
+    return json_array(to_openai(m) for m in messages)
+
+
+def json_array(items: Iterable[Any]) -> Iterator[str]:
+    """A JSON array as one document (with its newline), one element at a time, laid out
+    as `to_json` lays out the whole list."""
+    yield from _json_array(items, 0)
     yield "\n"
 
 

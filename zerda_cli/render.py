@@ -6,6 +6,7 @@ by the plain writers in `formats`.
 
 from __future__ import annotations
 
+import itertools
 import os
 import sys
 from collections.abc import Iterable, Iterator
@@ -111,22 +112,29 @@ def memory_view(title: str, memory: BaseMemory, json_data: Any) -> None:
         sys.stdout.write(neutralize(history) + ("\n" if history else ""))
 
 
-def search(hits: list[tuple[str, Message]], query: str, as_json: bool) -> None:
-    """`zerda search`: each matching message with its session, time and role."""
+def search(hits: Iterable[tuple[str, Message]], query: str, as_json: bool) -> None:
+    """`zerda search`: each matching message with its session, time and role, written as
+    it is found, so a search with many hits never holds them all."""
     if as_json:
-        write_json([{"session_id": sid, **m.to_dict()} for sid, m in hits])
-    elif not hits:
+        write_lines(formats.json_array({"session_id": sid, **m.to_dict()} for sid, m in hits))
+        return
+    found = iter(hits)
+    first = next(found, None)
+    if first is None:
         note(f"no messages match {query!r}")
     elif on_terminal():
         from zerda_cli import richrender
 
-        richrender.search(hits, query)
+        richrender.search(itertools.chain([first], found), query)
     else:
-        for sid, message in hits:
-            before, match, after = formats.match_parts(message.content, query)
-            where = f"{one_line(sid)}  {formats.stamp(message)}  {one_line(message.role)}"
-            line = f"{where}  {before}{match}{after}"
-            sys.stdout.write(line + "\n")
+        write_lines(_search_lines(itertools.chain([first], found), query))
+
+
+def _search_lines(hits: Iterable[tuple[str, Message]], query: str) -> Iterator[str]:
+    for sid, message in hits:
+        before, match, after = formats.match_parts(message.content, query)
+        where = f"{one_line(sid)}  {formats.stamp(message)}  {one_line(message.role)}"
+        yield f"{where}  {before}{match}{after}\n"
 
 
 def note(text: str) -> None:

@@ -139,10 +139,16 @@ def memory_view(title: str, memory: BaseMemory) -> None:
     print_all(shown)
 
 
-def search(hits: list[tuple[str, Message]], query: str) -> None:
-    """Each hit: session, local time and role, then the match in context, highlighted."""
-    shown: list[RenderableType] = []
+def search(hits: Iterable[tuple[str, Message]], query: str) -> None:
+    """Each hit as it is found: session, local time and role, then the match in context,
+    highlighted; a footer counts them."""
+    print_stream(_search_parts(hits, query), page=False)
+
+
+def _search_parts(hits: Iterable[tuple[str, Message]], query: str) -> Iterator[RenderableType]:
+    count = 0
     for sid, message in hits:
+        count += 1
         line = safe_text(sid, style="bold")
         line.append(f"  {local_time(message.created_at)}  ", style="dim")
         line.append(safe_text(message.role, style=ROLE_STYLES.get(message.role, "bold")))
@@ -151,6 +157,6 @@ def search(hits: list[tuple[str, Message]], query: str) -> None:
         snippet.append(safe_text(before))
         snippet.append(safe_text(match, style=HIGHLIGHT))
         snippet.append(safe_text(after))
-        shown += [line, snippet]
-    shown.append(footer([f"{plural(len(hits), 'match', 'matches')} for {query!r}"]))
-    print_all(shown)
+        yield line
+        yield snippet
+    yield footer([f"{plural(count, 'match', 'matches')} for {query!r}"])
