@@ -100,14 +100,15 @@ def test_summary_buffer_persists_and_restores(store: SessionStore) -> None:
     def summarizer(previous: str, new_turns: Sequence[dict[str, Any]]) -> str:
         return (previous + " " + " ".join(t["input"] for t in new_turns)).strip()
 
-    mem = ConversationSummaryBufferMemory(
-        max_token_limit=8, summarizer=summarizer, store=store, session_id="sb"
-    )
+    def bound() -> ConversationSummaryBufferMemory:  # room for two turns and the summary
+        return ConversationSummaryBufferMemory(
+            48, summarizer, max_summary_tokens=10, store=store, session_id="sb"
+        )
+
+    mem = bound()
     fill(mem, 5)
     assert mem.summary == "q0 q1 q2"
-    again = ConversationSummaryBufferMemory(
-        max_token_limit=8, summarizer=summarizer, store=store, session_id="sb"
-    )
+    again = bound()
     assert again.summary == "q0 q1 q2"
     assert [t["input"] for t in again.get_messages()] == ["q3", "q4"]
 

@@ -7,9 +7,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from zerda import ExtractiveSummarizer
 from zerda.memory import ConversationSummaryBufferMemory, ConversationSummaryMemory
-from zerda.summarize import OMITTED
 
 TURNS = [
     ("What is the capital of Italy? I forgot.", "Rome. It has been since 1871."),
@@ -36,21 +34,12 @@ def summarize_in_fresh_process() -> str:
 def test_default_summarizer_is_deterministic_and_offline() -> None:
     first, second = summarize_in_fresh_process(), summarize_in_fresh_process()
     assert first == second
-    assert first.splitlines() == [
-        "- user: What is the capital of Italy? | assistant: Rome.",
-        "- user: And of France? | assistant: Paris!",
+    assert first.splitlines() == [  # short enough to keep whole, one line a side
+        "- user: What is the capital of Italy? I forgot.",
+        "- assistant: Rome. It has been since 1871.",
+        "- user: And of France?",
+        "- assistant: Paris!",
     ]
-
-
-def test_extractive_summarizer_keeps_newest_within_max_chars() -> None:
-    summarize = ExtractiveSummarizer(max_chars=120)
-    summary = ""
-    for i in range(20):
-        summary = summarize(summary, [{"input": f"question {i}.", "output": f"answer {i}."}])
-    lines = summary.splitlines()
-    assert lines[0] == OMITTED
-    assert lines[-1] == "- user: question 19. | assistant: answer 19."
-    assert len("\n".join(lines[1:])) <= 120
 
 
 def test_custom_summarizer_gets_previous_summary_and_new_turns() -> None:
@@ -79,24 +68,28 @@ def test_summary_buffer_folds_dropped_turns() -> None:
         folded.extend(t["input"] for t in new_turns)
         return " ".join(folded)
 
-    mem = ConversationSummaryBufferMemory(max_token_limit=4, summarizer=summarizer)
-    for word in ["one", "two", "three", "four"]:
-        mem.save_context({"input": word}, {"output": word})  # 2 tokens a turn
-    assert [t["input"] for t in mem.get_messages()] == ["three", "four"]
-    assert folded == ["one", "two"]
-    assert mem.load_memory_variables({})["history"] == (
-        "summary: one two\nuser: three\nassistant: three\nuser: four\nassistant: four"
+    words = ["one", "two", "three", "four", "five", "six"]
+    mem = ConversationSummaryBufferMemory(
+        max_token_limit=60, summarizer=summarizer, max_summary_tokens=8
+    )
+    for word in words:
+        mem.save_context({"input": word}, {"output": word})  # 15 tokens a turn, as messages
+    held = [t["input"] for t in mem.get_messages()]
+    assert folded + held == words and len(held) >= 2
+    assert mem.summary == " ".join(folded)
+    assert mem.load_memory_variables({})["history"] == "\n".join(
+        [f"summary: {mem.summary}", *(f"user: {w}\nassistant: {w}" for w in held)]
     )
     context = mem.context_messages()
-    assert context[0]["role"] == "system" and "one two" in context[0]["content"]
-    assert [m["content"] for m in context[1:]] == ["three", "three", "four", "four"]
+    assert context[0]["role"] == "system" and mem.summary in context[0]["content"]
+    assert [m["content"] for m in context[1:]] == [w for w in held for _ in range(2)]
 
 
 def test_summary_buffer_default_summarizer_mentions_dropped_turns() -> None:
-    mem = ConversationSummaryBufferMemory(max_token_limit=10)
+    mem = ConversationSummaryBufferMemory(max_token_limit=200)
     mem.save_context({"input": "The sky is blue. Why?"}, {"output": "Rayleigh scattering."})
-    mem.save_context({"input": "x " * 20}, {"output": "y"})
-    assert mem.summary == "- user: The sky is blue. | assistant: Rayleigh scattering."
+    mem.save_context({"input": "Go on. " * 60}, {"output": "y"})
+    assert "Rayleigh scattering." in mem.summary and mem.summary_turns == 1
 
 
 def test_clear_forgets_summary() -> None:

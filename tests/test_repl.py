@@ -155,10 +155,12 @@ def test_retry_killed_at_any_step_keeps_the_old_turn_or_the_new_one(
 def test_undo_with_a_summary_memory_takes_the_turn_out_of_the_summary(
     store: SessionStore,
 ) -> None:
-    screen = Screen(store, ["Alpha reply.", "Beta reply.", "Gamma reply."], memory="summary 1")
+    # A budget too small for two of these turns: one is held beside a summary of the rest.
+    screen = Screen(store, ["Alpha reply.", "Beta reply.", "Gamma reply."], memory="summary 30")
     screen.type("Alpha question.", "Beta question.", "Gamma question.")
-    summary = screen.chat.memory.summary  # type: ignore[attr-defined]
-    assert "Alpha" in summary and "Beta" in summary and "Gamma" not in summary
+    memory = screen.chat.memory
+    assert memory.summary_turns == 2  # type: ignore[attr-defined]  # Alpha and Beta
+    assert "Alpha" in memory.summary and "Gamma" not in memory.summary  # type: ignore[attr-defined]
 
     screen.type("/undo")
     context = [m["content"] for m in screen.chat.context(None)]
@@ -167,7 +169,7 @@ def test_undo_with_a_summary_memory_takes_the_turn_out_of_the_summary(
     context = [m["content"] for m in screen.chat.context(None)]
     assert context == ["Alpha question.", "Alpha reply."]
     assert "Beta" not in (_text(store.get_summary("s")) or "")
-    reopened = Screen(store, [], memory="summary 1")
+    reopened = Screen(store, [], memory="summary 30")
     assert [m["content"] for m in reopened.chat.context(None)] == context
 
 
@@ -176,9 +178,10 @@ def test_a_summary_memory_over_a_session_without_one_folds_its_older_turns(
 ) -> None:
     for n in range(3):
         store.append_turn("s", f"Question {n}.", f"Answer {n}.")
-    screen = Screen(store, [], memory="summary 1")
+    screen = Screen(store, [], memory="summary 30")  # one turn beside the summary
     head, *rest = screen.chat.context(None)
-    assert "Question 0" in head["content"] and "Question 1" in head["content"]
+    assert screen.chat.memory.summary_turns == 2  # type: ignore[attr-defined]
+    assert "Question 0" in head["content"]
     assert [m["content"] for m in rest] == ["Question 2.", "Answer 2."]
 
 

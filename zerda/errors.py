@@ -58,5 +58,9 @@ class ClientError(ZerdaError):
     """A model client (HTTP or command) gave no complete reply; the message is one line."""
 
 
+class SummarizerError(ZerdaError):
+    """A summarizer failed or returned no text; the previous summary stands, nothing is written."""
+
+
 class ZerdaWarning(UserWarning):
     """Something was skipped or repaired (a torn last line, a bad line in lenient mode)."""

@@ -9,7 +9,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from zerda.errors import InvalidArgumentError
-from zerda.messages import Memory, Message
+from zerda.messages import Memory, Message, Summary
 from zerda.tokens import DEFAULT_ENCODING, count_tokens
 
 if TYPE_CHECKING:
@@ -107,8 +107,11 @@ class BaseMemory:
         """Drop and return what the memory no longer holds after a save (base: keeps all)."""
         return []
 
-    def _absorb(self, turn: Turn, dropped: list[Turn]) -> str | None:
-        """Fold a save into derived state; return a new summary to store with the turn."""
+    def _absorb(self, turn: Turn, dropped: list[Turn]) -> Summary | None:
+        """Fold a save into derived state; return a new summary to store with the turn.
+
+        It may drop (and fold) more turns, appending them to `dropped`, so that a
+        failed save puts them back."""
         return None
 
     def _forget_save(self, dropped: list[Turn], state: Any) -> None:
@@ -136,11 +139,10 @@ class BaseMemory:
             state = self._derived_state()
             self.chat_memory.append(turn)
             dropped = self._trim()
-            summary = self._absorb(turn, dropped)
-            if self.store is None or self.session_id is None:
-                return
-            try:
-                self._persist(self.store, self.session_id, turn, summary, reply_metadata)
+            try:  # a failed summarizer or write leaves memory and store as they were
+                summary = self._absorb(turn, dropped)
+                if self.store is not None and self.session_id is not None:
+                    self._persist(self.store, self.session_id, turn, summary, reply_metadata)
             except BaseException:
                 self._forget_save(dropped, state)
                 raise
@@ -150,7 +152,7 @@ class BaseMemory:
         store: Store,
         session_id: str,
         turn: Turn,
-        summary: str | None,
+        summary: Summary | None,
         reply_metadata: dict[str, Any] | None = None,
     ) -> None:
         """Write the turn (and a new summary) in one write.

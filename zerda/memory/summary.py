@@ -1,12 +1,76 @@
-"""ConversationSummaryMemory and ConversationSummaryBufferMemory: a running summary."""
+"""ConversationSummaryMemory and ConversationSummaryBufferMemory: a running summary, bounded.
+
+Turns folded into the summary leave `chat_memory` (a bound memory's session keeps them
+on disk), so neither memory grows with the conversation, in RAM or in what it hands a
+model. The summary stays within `max_summary_tokens` whatever the summarizer returns.
+
+A stored summary says what it covers in its metadata: `summarizer` (what made it),
+`turns` (it covers the session's first `turns` turns) and `turn_tokens` (their
+tokens). A memory bound to a session picks up from there: it folds the turns its
+summary does not cover yet (written by `zerda add`, another memory, or before the
+summary existed) when it is made, and writes the new summary with its next save. A
+summary covering more turns than the session holds (some were undone) is made again
+from the session's turns, and so is one covering the newest turn for the
+summary-buffer memory, which holds that turn verbatim.
+"""
 
 from __future__ import annotations
 
+import itertools
+import math
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from zerda.memory.base import BaseMemory, Turn
-from zerda.memory.token_buffer import ConversationTokenBufferMemory
-from zerda.summarize import ExtractiveSummarizer, Summarizer
+from zerda.memory.budget import message_tokens
+from zerda.memory.token_buffer import ConversationTokenBufferMemory, Cost
+from zerda.messages import Summary
+from zerda.storebase import Store
+from zerda.summarizers.base import (
+    DEFAULT_SUMMARY_TOKENS,
+    RATIO,
+    Summarizer,
+    check_budget,
+    describe,
+    fold,
+    target_tokens,
+    turns_tokens,
+)
+from zerda.tokens import DEFAULT_ENCODING, count_tokens
+
+SUMMARY_INTRO = "Summary of the conversation so far:\n"
+SUMMARY_LABEL = "summary: "
+TURNS_KEY = "turns"  # Summary.metadata: the session's first `turns` turns are covered
+TOKENS_KEY = "turn_tokens"  # Summary.metadata: the tokens of those turns
+FOLD_BATCH = 64  # turns handed to the summarizer at once when catching up with a session
+TAIL_TURNS = 256  # turns to catch up with this close to the end are read from the end
+
+
+def covered_turns(summary: Summary | None) -> int | None:
+    """How many of the session's first turns `summary` covers; None when it does not say."""
+    found = summary.metadata.get(TURNS_KEY) if summary else None
+    return found if type(found) is int and found >= 0 else None
+
+
+def batches(turns: Iterable[Turn], size: int = FOLD_BATCH) -> Iterator[list[Turn]]:
+    """`turns` in lists of at most `size`, read lazily."""
+    iterator = iter(turns)
+    while batch := list(itertools.islice(iterator, size)):
+        yield batch
+
+
+def session_turns(
+    store: Store, session_id: str, start: int, stop: int, total: int
+) -> Iterable[Turn]:
+    """The session's turns `start` to `stop` (0-based, `stop` excluded) of its `total`:
+    read from the file's end when they are among its last TAIL_TURNS, else streamed."""
+    from zerda.memory.turns import iter_turns, last_turns
+
+    if stop <= start:
+        return []
+    if total - start <= TAIL_TURNS:
+        return last_turns(store.iter_messages_reversed(session_id), total - start)[: stop - start]
+    return itertools.islice(iter_turns(store.iter_messages(session_id)), start, stop)
 
 
 class _SummaryMixin(BaseMemory):
@@ -14,100 +78,231 @@ class _SummaryMixin(BaseMemory):
 
     summary: str
     summarizer: Summarizer
+    max_summary_tokens: int
+    summary_turns: int  # how many turns (of the session, from its first) the summary covers
+    summary_turn_tokens: int  # the tokens of those turns
 
-    def _init_summary(self, summarizer: Summarizer | None) -> None:
-        self.summarizer = summarizer or ExtractiveSummarizer()
+    def _init_summary(
+        self, summarizer: Summarizer | None, max_summary_tokens: int | None, kwargs: dict[str, Any]
+    ) -> None:
+        from zerda.summarizers.extractive import ExtractiveSummarizer
+
+        bound = max_summary_tokens
+        if bound is None:
+            own = getattr(summarizer, "max_summary_tokens", None)
+            bound = own if type(own) is int else self._default_summary_tokens()
+        self.max_summary_tokens = check_budget(bound)
+        encoding = kwargs.get("encoding", DEFAULT_ENCODING)
+        self.summarizer = summarizer or ExtractiveSummarizer(bound, encoding=encoding)
         self.summary = ""
+        self.summary_turns = 0
+        self.summary_turn_tokens = 0
 
-    def _fold(self, turns: list[Turn]) -> str | None:
-        """Fold `turns` into the summary; the new summary, or None when nothing changed."""
+    def _default_summary_tokens(self) -> int:
+        return DEFAULT_SUMMARY_TOKENS
+
+    # -- folding -----------------------------------------------------------------
+
+    def _fold(self, turns: list[Turn]) -> Summary | None:
+        """Fold `turns` into the summary; the new summary, or None when there were none.
+
+        A summarizer failure raises SummarizerError with the summary unchanged.
+        """
         if not turns:
             return None
-        self.summary = self.summarizer(self.summary, turns)
-        return self.summary
+        covered = self.summary_turn_tokens + turns_tokens(turns, self.encoding)
+        self.summary = fold(
+            self.summarizer,
+            self.summary,
+            turns,
+            max_summary_tokens=self.max_summary_tokens,
+            covered_tokens=covered,
+            encoding=self.encoding,
+        )
+        self.summary_turns += len(turns)
+        self.summary_turn_tokens = covered
+        return self.summary_value()
+
+    def summary_value(self) -> Summary:
+        """The summary as stored: its text and what made it and covers (`metadata`)."""
+        with self._lock:
+            metadata = {
+                **describe(self.summarizer),
+                TURNS_KEY: self.summary_turns,
+                TOKENS_KEY: self.summary_turn_tokens,
+            }
+            return Summary(self.summary, metadata=metadata)
 
     def _derived_state(self) -> Any:
-        return self.summary
+        return self.summary, self.summary_turns, self.summary_turn_tokens
 
     def _forget_save(self, dropped: list[Turn], state: Any) -> None:
         super()._forget_save(dropped, state)
-        self.summary = state
+        self.summary, self.summary_turns, self.summary_turn_tokens = state
+
+    # -- restoring ---------------------------------------------------------------
+
+    def _adopt(self, stored: Summary | None, covered: int, total: int) -> None:
+        """Take the stored summary as covering the session's first `covered` turns; one
+        covering more turns than the session holds (some were undone) is dropped."""
+        if stored is None or covered > total or not stored.content:
+            return
+        self.summary = stored.content
+        self.summary_turns = covered
+        tokens = stored.metadata.get(TOKENS_KEY)
+        if type(tokens) is not int or tokens < 0:  # a summary that does not say: as if a quarter
+            tokens = math.ceil(count_tokens(stored.content, self.encoding) / RATIO)
+        self.summary_turn_tokens = tokens
+        if count_tokens(self.summary, self.encoding) > self.max_summary_tokens:
+            # Made under a larger bound: brought within this one (the extractive summarizer
+            # picks its best sentences again; any other is cut).
+            self.summary = fold(
+                self.summarizer,
+                self.summary,
+                [],
+                max_summary_tokens=self.max_summary_tokens,
+                covered_tokens=tokens,
+                encoding=self.encoding,
+            )
+
+    def _catch_up(self, store: Store, session_id: str, stop: int, total: int) -> None:
+        """Fold the session's turns from the first the summary does not cover to `stop`."""
+        for batch in batches(session_turns(store, session_id, self.summary_turns, stop, total)):
+            self._fold(batch)
+
+    def resummarize(self) -> Summary | None:
+        """Make the summary again from the bound session: from its first turn up to
+        the turns held verbatim, and store it if it changed; None when unbound.
+
+        For when turns the summary covers were rewritten (undone, retried): their
+        count alone does not show it. A failure leaves summary and store as they were.
+        """
+        with self._lock:
+            store, session_id = self.store, self.session_id
+            if store is None or session_id is None or not store.exists(session_id):
+                return None
+            total = store.session_stats(session_id).turn_count
+            state = self._derived_state()
+            self.summary, self.summary_turns, self.summary_turn_tokens = "", 0, 0
+            try:
+                self._catch_up(store, session_id, total - len(self.chat_memory), total)
+                value = self.summary_value()
+                stored = store.get_summary(session_id)
+                if stored is None or (stored.content, stored.metadata) != (
+                    value.content,
+                    value.metadata,
+                ):
+                    store.set_summary(session_id, value)
+            except BaseException:
+                self.summary, self.summary_turns, self.summary_turn_tokens = state
+                raise
+            return value
+
+    # -- what it hands a model ---------------------------------------------------
 
     def _summary_line(self) -> str:
-        return f"summary: {self.summary}" if self.summary else ""
-
-    def load_memory_variables(self, inputs: dict[str, Any]) -> dict[str, Any]:
-        """Text: the summary, then any turns held verbatim; `return_messages` adds key `summary`."""
-        with self._lock:
-            if self.return_messages:
-                return {self.memory_key: self.chat_memory, "summary": self.summary}
-            parts = [self._system_text(), self._summary_line(), self._turns_text()]
-            return {self.memory_key: "\n".join(p for p in parts if p)}
-
-    def _restore(self, store: Any, session_id: str) -> None:
-        super()._restore(store, session_id)
-        stored = store.get_summary(session_id)
-        self.summary = stored.content if stored else ""
+        return f"{SUMMARY_LABEL}{self.summary}" if self.summary else ""
 
     def _summary_messages(self) -> list[dict[str, Any]]:
         """The summary as one system message; none while there is no summary."""
         if not self.summary:
             return []
-        return [
-            {"role": "system", "content": f"Summary of the conversation so far:\n{self.summary}"}
-        ]
+        return [{"role": "system", "content": f"{SUMMARY_INTRO}{self.summary}"}]
+
+    def _prefix_text(self) -> str:
+        """The text before the turns: the system lines, then the summary line."""
+        return "\n".join(p for p in (self._system_text(), self._summary_line()) if p)
+
+    def _prefix_messages(self) -> list[dict[str, Any]]:
+        """The messages before the turns: the system messages, then the summary."""
+        from zerda.formats.openai import to_openai
+
+        return [to_openai(m) for m in self.system_messages] + self._summary_messages()
+
+    def load_memory_variables(self, inputs: dict[str, Any]) -> dict[str, Any]:
+        """Text: the system lines, the summary, then any turns held verbatim;
+        `return_messages`: `chat_memory` itself plus key `summary`."""
+        with self._lock:
+            if self.return_messages:
+                return {self.memory_key: self.chat_memory, "summary": self.summary}
+            parts = (self._prefix_text(), self._turns_text())
+            return {self.memory_key: "\n".join(p for p in parts if p)}
 
     def context_messages(self) -> list[dict[str, Any]]:
         """The system messages, the summary as a system message, then the verbatim turns."""
-        messages = super().context_messages()
-        at = len(self.system_messages)
-        return messages[:at] + self._summary_messages() + messages[at:]
+        with self._lock:
+            messages = super().context_messages()
+            at = len(self.system_messages)
+            return messages[:at] + self._summary_messages() + messages[at:]
 
     def clear(self) -> None:
         """Forget turns and summary."""
         with self._lock:
             self.summary = ""
+            self.summary_turns = 0
+            self.summary_turn_tokens = 0
             super().clear()
 
     def get_memory_stats(self) -> dict[str, Any]:
-        """The base stats plus the summary's length."""
+        """The base stats plus the summary's size, bound and coverage."""
         stats = super().get_memory_stats()
-        stats["summary_characters"] = len(self.summary)
+        with self._lock:
+            stats["summary_characters"] = len(self.summary)
+            stats["summary_tokens"] = count_tokens(self.summary, self.encoding)
+            stats["max_summary_tokens"] = self.max_summary_tokens
+            stats["summary_turns"] = self.summary_turns
         return stats
 
 
 class ConversationSummaryMemory(_SummaryMixin):
     """Folds every turn into a running summary; the summary is what it hands a model.
 
-    `chat_memory` still keeps the turns (for `get_messages` and stats).
+    Each save folds its turn into the summary at once, so `chat_memory` holds no
+    turns between saves (`get_messages()` is empty; a bound session keeps every turn
+    on disk) and `return_messages=True` gives that empty list plus key `summary`.
+    The summary stays within `max_summary_tokens` (default: the summarizer's own
+    bound, else DEFAULT_SUMMARY_TOKENS).
     """
 
     memory_type = "summary"
 
-    def __init__(self, summarizer: Summarizer | None = None, *args: Any, **kwargs: Any) -> None:
-        self._init_summary(summarizer)
+    def __init__(
+        self,
+        summarizer: Summarizer | None = None,
+        *args: Any,
+        max_summary_tokens: int | None = None,
+        **kwargs: Any,
+    ) -> None:
+        self._init_summary(summarizer, max_summary_tokens, kwargs)
         super().__init__(*args, **kwargs)
 
-    def _absorb(self, turn: Turn, dropped: list[Turn]) -> str | None:
-        return self._fold([turn])
+    def _trim(self) -> list[Turn]:
+        dropped = self.chat_memory[:]
+        del self.chat_memory[:]
+        return dropped
 
-    def load_memory_variables(self, inputs: dict[str, Any]) -> dict[str, Any]:
-        """Text: the summary alone; `return_messages`: the turns plus key `summary`."""
-        with self._lock:
-            if self.return_messages:
-                return {self.memory_key: self.chat_memory, "summary": self.summary}
-            parts = [self._system_text(), self._summary_line()]
-            return {self.memory_key: "\n".join(p for p in parts if p)}
+    def _absorb(self, turn: Turn, dropped: list[Turn]) -> Summary | None:
+        return self._fold(dropped)
 
-    def context_messages(self) -> list[dict[str, Any]]:
-        """The session's system messages, then the summary as a system message."""
-        from zerda.formats.openai import to_openai
-
-        return [to_openai(m) for m in self.system_messages] + self._summary_messages()
+    def _restore(self, store: Store, session_id: str) -> None:
+        stored = store.get_summary(session_id)
+        total = store.session_stats(session_id).turn_count
+        covered = covered_turns(stored)
+        self._adopt(stored, total if covered is None else covered, total)
+        self._catch_up(store, session_id, total, total)
 
 
 class ConversationSummaryBufferMemory(_SummaryMixin, ConversationTokenBufferMemory):
-    """Recent turns verbatim within `max_token_limit`; older turns folded into a summary."""
+    """Recent turns verbatim, older ones folded into a summary, all within `max_token_limit`.
+
+    The budget bounds the whole context, summary included, as for
+    ConversationTokenBufferMemory. While everything fits, nothing is folded; when a
+    save goes over, the oldest turns are folded, enough of them to leave room for
+    the summary at its largest (a quarter of what it covers, at most
+    `max_summary_tokens`; default a quarter of the budget, at most
+    DEFAULT_SUMMARY_TOKENS). `chat_memory` holds the verbatim turns only. The newest
+    turn always stays, even when it is over the budget with the summary.
+    """
 
     memory_type = "summary_buffer"
 
@@ -116,10 +311,106 @@ class ConversationSummaryBufferMemory(_SummaryMixin, ConversationTokenBufferMemo
         max_token_limit: int = 2000,
         summarizer: Summarizer | None = None,
         *args: Any,
+        max_summary_tokens: int | None = None,
         **kwargs: Any,
     ) -> None:
-        self._init_summary(summarizer)
+        self.max_token_limit = max_token_limit  # the default summary bound depends on it
+        self._init_summary(summarizer, max_summary_tokens, kwargs)
         super().__init__(max_token_limit, *args, **kwargs)
 
-    def _absorb(self, turn: Turn, dropped: list[Turn]) -> str | None:
-        return self._fold(dropped)
+    def _default_summary_tokens(self) -> int:
+        limit = self.max_token_limit if type(self.max_token_limit) is int else 0
+        return max(1, min(DEFAULT_SUMMARY_TOKENS, limit // 4))
+
+    def _summary_reserve(self, folding: list[Turn]) -> Cost:
+        """What the summary may cost once `folding` is folded, less what it costs now.
+
+        At most its bound (for zerda's summarizers, the target for what it will cover),
+        and no more than the summary and the folded text together: an estimate, which
+        `_fold_within_budget` makes good if a summarizer writes more.
+        """
+        folded = turns_tokens(folding, self.encoding)
+        covered = self.summary_turn_tokens + folded
+        bound = self.max_summary_tokens
+        if callable(getattr(self.summarizer, "summarize", None)):
+            bound = target_tokens(covered, bound)
+        largest = min(bound, count_tokens(self.summary, self.encoding) + folded + 4 * len(folding))
+        intro = {"role": "system", "content": SUMMARY_INTRO}
+        text = count_tokens(SUMMARY_LABEL, self.encoding) + largest + 1
+        chat = message_tokens(intro, self.encoding) + largest
+        now = self._summary_cost()
+        return text - now[0], chat - now[1]
+
+    def _summary_cost(self) -> Cost:
+        if not self.summary:
+            return 0, 0
+        text = count_tokens("\n" + self._summary_line(), self.encoding)
+        return text, sum(message_tokens(m, self.encoding) for m in self._summary_messages())
+
+    def _trim(self) -> list[Turn]:
+        """Nothing while the context fits; else the oldest turns, enough to leave room
+        for the summary they will make."""
+        if len(self.chat_memory) < 2 or self._within_budget():
+            return []
+        drop = 1
+        while True:  # folding a turn frees its cost and grows the summary by less
+            reserve = self._summary_reserve(self.chat_memory[:drop])
+            wanted = max(drop, self._drop_count(reserve))
+            if wanted == drop:
+                return self._drop(drop)
+            drop = wanted
+
+    def _within_budget(self) -> bool:
+        """Whether the context fits as it is (the chat count adds up exactly)."""
+        return self._drop_count() == 0 and self._text_fits()
+
+    def _absorb(self, turn: Turn, dropped: list[Turn]) -> Summary | None:
+        return self._fold_within_budget(dropped)
+
+    def _fold_within_budget(self, dropped: list[Turn]) -> Summary | None:
+        """Fold the dropped turns; should the exact context still be over the budget
+        (the pieces' counts fell a little short of the whole), fold more."""
+        summary = self._fold(dropped)
+        while len(self.chat_memory) > 1 and not self._within_budget():
+            more = self._drop(1)
+            dropped.extend(more)
+            summary = self._fold(more)
+        return summary
+
+    def _restore(self, store: Store, session_id: str) -> None:
+        stored = store.get_summary(session_id)
+        total = store.session_stats(session_id).turn_count
+        held = self._newest_turns(store, session_id)
+        covered = covered_turns(stored)
+        if covered is None:  # a summary that does not say covers what is not held
+            covered = total - len(held)
+        if covered >= total > 0:  # it covers the newest turn, which is held verbatim
+            stored = None
+        self._adopt(stored, covered, total)
+        uncovered = total - self.summary_turns
+        held = held[len(held) - min(len(held), uncovered) :]
+        self._catch_up(store, session_id, total - len(held), total)
+        self.chat_memory.extend(held)
+        self._fold_within_budget(self._trim())
+
+
+def summarize_session(
+    store: Store,
+    session_id: str,
+    summarizer: Summarizer | None = None,
+    *,
+    max_summary_tokens: int | None = None,
+) -> Summary:
+    """A new summary of every turn of the session, made as ConversationSummaryMemory
+    makes it (in batches, so memory stays flat), with what made it and what it covers
+    in its metadata. The stored summary is neither used nor replaced: store the
+    result with `store.set_summary`. A summarizer failure raises SummarizerError.
+    """
+    from zerda.memory.turns import iter_turns
+
+    memory = ConversationSummaryMemory(
+        summarizer, max_summary_tokens=max_summary_tokens, encoding=store.encoding
+    )
+    for batch in batches(iter_turns(store.iter_messages(session_id))):
+        memory._fold(batch)
+    return memory.summary_value()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from zerda.formats.openai import to_openai
@@ -28,7 +28,12 @@ def _value(message: Message | None) -> Any:
 
 
 def turns_from_messages(messages: Iterable[Message]) -> list[Turn]:
-    """Group messages into (input, output) turns, oldest first.
+    """Every turn of `messages`, oldest first (see `iter_turns`)."""
+    return list(iter_turns(messages))
+
+
+def iter_turns(messages: Iterable[Message]) -> Iterator[Turn]:
+    """Group messages into (input, output) turns, oldest first, as they stream by.
 
     Grouping goes by `Message.part`: a user (or a speaker of no known type, sent to a
     model as a user) asks and opens a turn; an assistant's reply closes it; a tool-call
@@ -40,28 +45,22 @@ def turns_from_messages(messages: Iterable[Message]) -> list[Turn]:
     (a tool-call exchange, a named speaker, content parts) also carries `messages`:
     them, as OpenAI chat messages, which `context_messages()` sends instead.
     """
-    turns: list[Turn] = []
     current: list[Message] = []
-    closed = False  # `current` holds the last turn, already answered
+    closed = False  # `current` holds a turn already answered
     for message in messages:
         part = message.part
         if part is None:
             continue
         if part == INSIDE and closed:  # a tool message after the reply stays in that turn
             current.append(message)
-            turns[-1] = _turn(current)
             continue
-        if part == ASK and current and not closed:  # the open question had no reply
-            turns.append(_turn(current))
-        if part == ASK or closed:
-            current, closed = [], False
+        if current and (closed or part == ASK):
+            yield _turn(current)
+            current = []
         current.append(message)
-        if part == ANSWER:
-            turns.append(_turn(current))
-            closed = True
-    if current and not closed:
-        turns.append(_turn(current))
-    return turns
+        closed = part == ANSWER
+    if current:
+        yield _turn(current)
 
 
 def _turn(messages: list[Message]) -> Turn:

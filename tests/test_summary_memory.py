@@ -1,0 +1,313 @@
+"""The summary memories stay bounded in RAM and in prompt, and record what their summary covers."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bench.summaries import FACTS, kept, planted_turns
+from zerda import Message, SessionStore
+from zerda.errors import SummarizerError, ZerdaError
+from zerda.memory import (
+    ConversationBufferMemory,
+    ConversationSummaryBufferMemory,
+    ConversationSummaryMemory,
+)
+from zerda.memory.budget import chat_tokens
+from zerda.memory.summary import summarize_session
+from zerda.summarizers import ExtractiveSummarizer
+from zerda.tokens import count_tokens
+
+Turn = dict[str, Any]
+
+
+def fill(memory: Any, count: int, start: int = 0) -> None:
+    for n in range(start, start + count):
+        memory.save_context({"input": f"Question {n} about item {n}?"}, {"output": f"Answer {n}."})
+
+
+def joining(previous: str, new_turns: Sequence[Turn]) -> str:
+    """A summarizer that lists every input it folded."""
+    return " ".join([previous, *(str(t["input"]) for t in new_turns)]).strip()
+
+
+# -- bounded in RAM and in prompt --------------------------------------------------
+
+
+@pytest.mark.parametrize("count", [1, 10, 100, 1000, 5000])
+def test_summary_memory_holds_no_turns_and_a_bounded_summary(count: int) -> None:
+    memory = ConversationSummaryMemory(max_summary_tokens=200)
+    fill(memory, count)
+    assert memory.chat_memory == [] and memory.get_messages() == []
+    assert memory.summary_turns == count
+    assert count_tokens(memory.summary) <= 200
+    text = memory.load_memory_variables({})["history"]
+    assert text == f"summary: {memory.summary}"
+    assert chat_tokens(memory.context_messages()) <= 200 + 20  # the summary and its framing
+
+
+@pytest.mark.parametrize("count", [1, 10, 100, 1000, 5000])
+def test_summary_buffer_holds_recent_turns_within_the_budget(count: int) -> None:
+    memory = ConversationSummaryBufferMemory(max_token_limit=300)
+    fill(memory, count)
+    assert memory.summary_turns + len(memory.chat_memory) == count
+    assert memory.chat_memory[-1]["input"] == f"Question {count - 1} about item {count - 1}?"
+    assert count_tokens(memory.summary) <= memory.max_summary_tokens == 75
+    assert count_tokens(memory.load_memory_variables({})["history"]) <= 300
+    assert chat_tokens(memory.context_messages()) <= 300
+    assert memory.get_memory_stats()["over_budget"] is False
+
+
+def test_return_messages_hands_over_chat_memory_and_the_summary() -> None:
+    memory = ConversationSummaryMemory(return_messages=True)
+    fill(memory, 3)
+    loaded = memory.load_memory_variables({})
+    assert loaded["history"] is memory.chat_memory and loaded["history"] == []
+    assert "Answer 2." in loaded["summary"]
+
+
+def test_a_bound_summary_memory_keeps_every_turn_on_disk(store: SessionStore) -> None:
+    memory = ConversationSummaryMemory(store=store, session_id="s", max_summary_tokens=100)
+    fill(memory, 300)
+    assert memory.chat_memory == []
+    assert len(store.get_memory("s").messages) == 600
+    assert ConversationBufferMemory(store=store, session_id="s").get_messages()[-1] == {
+        "input": "Question 299 about item 299?",
+        "output": "Answer 299.",
+        "timestamp": pytest.approx(memory_time(store), abs=1),
+    }
+
+
+def memory_time(store: SessionStore) -> float:
+    last = store.get_memory("s", lastn=2).messages[0]
+    assert last.created_at is not None
+    return last.created_at.timestamp()
+
+
+# -- what a stored summary records ------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", ["summary", "summary_buffer"])
+def test_the_stored_summary_says_what_made_it_and_what_it_covers(
+    kind: str, store: SessionStore
+) -> None:
+    memory: Any = (
+        ConversationSummaryMemory(store=store, session_id="s")
+        if kind == "summary"
+        else ConversationSummaryBufferMemory(max_token_limit=60, store=store, session_id="s")
+    )
+    fill(memory, 12)
+    stored = store.get_summary("s")
+    assert stored is not None and stored.content == memory.summary
+    assert stored.metadata == {
+        "summarizer": "extractive",
+        "turns": memory.summary_turns,
+        "turn_tokens": memory.summary_turn_tokens,
+    }
+    assert memory.summary_turns == 12 - len(memory.chat_memory) > 0
+    assert stored.token_count == count_tokens(memory.summary)
+
+
+def test_a_custom_summarizer_is_named_by_its_function(store: SessionStore) -> None:
+    memory = ConversationSummaryMemory(joining, store=store, session_id="s")
+    fill(memory, 2)
+    stored = store.get_summary("s")
+    assert stored is not None and stored.metadata["summarizer"] == "joining"
+    assert stored.content == "Question 0 about item 0? Question 1 about item 1?"
+
+
+# -- restoring ----------------------------------------------------------------------
+
+
+def test_a_restored_memory_reads_nothing_its_summary_covers(
+    store: SessionStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fill(ConversationSummaryMemory(store=store, session_id="s"), 50)
+    monkeypatch.setattr(SessionStore, "iter_messages", fail_if_called)
+    monkeypatch.setattr(SessionStore, "iter_messages_reversed", fail_if_called)
+    restored = ConversationSummaryMemory(store=store, session_id="s")
+    assert restored.summary_turns == 50 and restored.chat_memory == []
+
+
+def fail_if_called(*args: Any, **kwargs: Any) -> Any:
+    raise AssertionError("read the session's messages")
+
+
+def test_a_restored_memory_folds_turns_written_behind_its_back(store: SessionStore) -> None:
+    live = ConversationSummaryMemory(joining, store=store, session_id="s")
+    fill(live, 3)
+    store.append_turn("s", "Added by zerda add", "ok")
+    store.add_message("s", Message("system", "Be brief."))
+    restored = ConversationSummaryMemory(joining, store=store, session_id="s")
+    assert restored.summary.endswith("Question 2 about item 2? Added by zerda add")
+    assert restored.summary_turns == 4
+    assert restored.load_memory_variables({})["history"].startswith("system: Be brief.\nsummary:")
+    stored = store.get_summary("s")
+    assert stored is not None and stored.metadata["turns"] == 3  # written with the next save
+    fill(restored, 1, start=3)
+    stored = store.get_summary("s")
+    assert stored is not None and stored.metadata["turns"] == 5
+
+
+def test_a_session_without_summary_is_folded_when_the_memory_is_made(store: SessionStore) -> None:
+    for question, answer in planted_turns(60):
+        store.append_turn("s", question, answer)
+    memory = ConversationSummaryMemory(store=store, session_id="s")
+    assert memory.summary_turns == 60 and kept(memory.summary) >= len(FACTS) // 2
+    assert store.get_summary("s") is None  # nothing written until a save
+
+
+def test_a_summary_covering_undone_turns_is_made_again(store: SessionStore) -> None:
+    fill(ConversationSummaryMemory(joining, store=store, session_id="s"), 3)
+    store.delete_last_turn("s")
+    restored = ConversationSummaryMemory(joining, store=store, session_id="s")
+    assert restored.summary == "Question 0 about item 0? Question 1 about item 1?"
+    assert restored.summary_turns == 2
+
+
+def test_a_summary_made_under_a_larger_bound_is_brought_within_the_new_one(
+    store: SessionStore,
+) -> None:
+    fill(ConversationSummaryMemory(store=store, session_id="s", max_summary_tokens=400), 200)
+    restored = ConversationSummaryMemory(store=store, session_id="s", max_summary_tokens=60)
+    assert count_tokens(restored.summary) <= 60
+
+
+def test_a_summary_without_coverage_is_taken_as_covering_what_is_not_held(
+    store: SessionStore,
+) -> None:
+    for n in range(6):
+        store.append_turn("s", f"q{n}", f"a{n}")
+    store.set_summary("s", "An old summary.")  # plain text, as zerda 0.1 stored it
+    memory = ConversationSummaryMemory(joining, store=store, session_id="s")
+    assert memory.summary == "An old summary." and memory.summary_turns == 6
+    buffer = ConversationSummaryBufferMemory(40, joining, store=store, session_id="s")
+    assert buffer.summary.startswith("An old summary.")  # the turns not held folded into it
+    assert buffer.summary_turns + len(buffer.chat_memory) == 6
+
+
+def test_summary_buffer_restores_what_it_held(store: SessionStore) -> None:
+    live = ConversationSummaryBufferMemory(max_token_limit=80, store=store, session_id="s")
+    fill(live, 40)
+    again = ConversationSummaryBufferMemory(max_token_limit=80, store=store, session_id="s")
+    assert again.summary == live.summary
+    assert again.summary_turns == live.summary_turns
+    assert again.chat_memory == [
+        {**turn, "timestamp": again.chat_memory[i]["timestamp"]}
+        for i, turn in enumerate(live.chat_memory)
+    ]
+
+
+def test_resummarize_makes_the_summary_again_and_stores_it(store: SessionStore) -> None:
+    def bound() -> ConversationSummaryBufferMemory:
+        return ConversationSummaryBufferMemory(
+            60, joining, max_summary_tokens=200, store=store, session_id="s"
+        )
+
+    fill(bound(), 6)
+    first = store.get_memory("s").messages[0]
+    store.add_message("s", Message("user", "Rewritten question", uuid=first.uuid))  # in place
+    reopened = bound()
+    assert reopened.summary.startswith("Question 0")  # its count of turns did not change
+    value = reopened.resummarize()
+    assert value is not None and value.content.startswith("Rewritten question Question 1")
+    assert reopened.summary == value.content
+    stored = store.get_summary("s")
+    assert stored is not None and (stored.content, stored.metadata) == (
+        value.content,
+        value.metadata,
+    )
+    assert ConversationSummaryMemory(joining).resummarize() is None  # not bound
+
+
+def test_summarize_session_covers_every_turn(store: SessionStore) -> None:
+    for question, answer in planted_turns(100):
+        store.append_turn("s", question, answer)
+    summary = summarize_session(store, "s", max_summary_tokens=300)
+    assert summary.metadata == {
+        "summarizer": "extractive",
+        "turns": 100,
+        "turn_tokens": summary.metadata["turn_tokens"],
+    }
+    assert count_tokens(summary.content) <= 300 and kept(summary.content) >= len(FACTS) // 2
+    assert store.get_summary("s") is None
+
+
+# -- a failing summarizer ------------------------------------------------------------
+
+
+class Flaky:
+    """Works until told to fail."""
+
+    def __init__(self) -> None:
+        self.failing = False
+
+    def __call__(self, previous: str, new_turns: Sequence[Turn]) -> str:
+        if self.failing:
+            raise ConnectionError("model unreachable")
+        return joining(previous, new_turns)
+
+
+@pytest.mark.parametrize("kind", ["summary", "summary_buffer"])
+def test_a_failing_summarizer_keeps_the_old_summary_and_writes_nothing(
+    kind: str, store: SessionStore
+) -> None:
+    flaky = Flaky()
+    memory: Any = (
+        ConversationSummaryMemory(flaky, store=store, session_id="s")
+        if kind == "summary"
+        else ConversationSummaryBufferMemory(30, flaky, store=store, session_id="s")
+    )
+    fill(memory, 5)
+    before = (memory.summary, memory.summary_turns, list(memory.chat_memory))
+    file = store.sessions_dir / "s.jsonl"
+    on_disk = file.read_bytes()
+    flaky.failing = True
+    with pytest.raises(SummarizerError) as caught:
+        fill(memory, 1, start=5)
+    assert isinstance(caught.value, ZerdaError)
+    assert (memory.summary, memory.summary_turns, list(memory.chat_memory)) == before
+    assert file.read_bytes() == on_disk
+    flaky.failing = False
+    fill(memory, 1, start=5)
+    stored = store.get_summary("s")
+    assert stored is not None and stored.content == memory.summary
+    assert "Question 5" in memory.summary or memory.chat_memory[-1]["input"].startswith(
+        "Question 5"
+    )
+
+
+def test_a_model_summarizer_failure_is_its_client_error(tmp_path: Path) -> None:
+    from zerda.summarizers import CommandSummarizer
+
+    script = tmp_path / "fails"
+    script.write_text("#!/bin/sh\necho 'no model here' >&2\nexit 3\n")
+    script.chmod(0o755)
+    memory = ConversationSummaryMemory(CommandSummarizer(str(script)))
+    with pytest.raises(ZerdaError, match="no model here"):
+        fill(memory, 1)
+    assert memory.summary == "" and memory.summary_turns == 0
+
+
+def test_the_default_summarizer_uses_the_memorys_bound() -> None:
+    memory = ConversationSummaryMemory(max_summary_tokens=77)
+    assert isinstance(memory.summarizer, ExtractiveSummarizer)
+    assert memory.summarizer.max_summary_tokens == 77
+    own = ConversationSummaryMemory(ExtractiveSummarizer(max_summary_tokens=33))
+    assert own.max_summary_tokens == 33
+    assert ConversationSummaryBufferMemory(max_token_limit=2000).max_summary_tokens == 500
+    assert ConversationSummaryBufferMemory(max_token_limit=300).max_summary_tokens == 75
+
+
+def test_stats_report_the_summary() -> None:
+    memory = ConversationSummaryMemory()
+    fill(memory, 4)
+    stats = memory.get_memory_stats()
+    assert stats["message_count"] == 0 and stats["summary_turns"] == 4
+    assert stats["summary_tokens"] == count_tokens(memory.summary)
+    assert stats["max_summary_tokens"] == 512
+    json.dumps(stats)
