@@ -152,29 +152,27 @@ class Merge:
     def into(self, messages: Iterable[Message]) -> Iterator[Message]:
         """The session's `messages` with replacements, then the source's others."""
         for message in messages:
-            key = self._placed(message.uuid or "")
+            key = self.latest.get(message.uuid or "")
             if key is None:
                 yield message
-            else:
-                yield self._noted(key, self.revised(message, self.source.at(key)))
+                continue
+            key = self._place(message.uuid or "", key)
+            yield self._noted(key, self.revised(message, self.source.at(key)))
         yield from self.rest()
 
     def rest(self) -> Iterator[Message]:
         """The source's messages not placed yet, in order."""
         for key, message in self.source:
-            uuid = message.uuid or ""
-            if uuid in self.latest:
-                if self.latest[uuid] < 0:
+            planned = self.latest.get(message.uuid or "")
+            if planned is not None:
+                if planned < 0:
                     continue  # placed already
-                key = self._placed(uuid) or 0
+                key = self._place(message.uuid or "", planned)
                 message = self.source.at(key)
             yield self._noted(key, self.fresh(message))
 
-    def _placed(self, uuid: str) -> int | None:
-        """The key of `uuid`'s last message, now marked placed; None when not planned."""
-        key = self.latest.get(uuid)
-        if key is None:
-            return None
+    def _place(self, uuid: str, key: int) -> int:
+        """Mark `uuid` placed (its key flipped negative); returns its key."""
         self.latest[uuid] = ~key if key >= 0 else key
         return key if key >= 0 else ~key
 

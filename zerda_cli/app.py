@@ -13,12 +13,12 @@ from typing import Annotated
 import typer
 
 from zerda.errors import NotFoundError, ZerdaError
-from zerda.messages import ROLE_TYPE_OF, Memory, Message, Summary
+from zerda.messages import ROLE_TYPE_OF, Message, Summary
 from zerda.stats import SessionStats
 from zerda.store import SessionStore
 from zerda_cli import render
 from zerda_cli.chat import chat
-from zerda_cli.inputs import read_source, resolve_texts
+from zerda_cli.inputs import resolve_texts
 from zerda_cli.params import (
     ExportFormat,
     HomeOpt,
@@ -295,17 +295,20 @@ def import_(
     A zerda export brings the session's user, metadata and summary too; messages
     whose uuid the session already holds are updated, not added twice.
     """
-    from zerda_cli.importing import parse_import
+    from zerda_cli.importing import check_import, opened
 
-    found = parse_import(read_source(source), "stdin" if source == "-" else source)
-    # Counted now: loading the encoder is small beside a bulk import, and counts left for
-    # the first reader sit in a record at the end, which streaming readers wait for.
-    store = open_store(home)
-    if found.session is not None:
-        facts = found.session
-        store.create_session(session, facts.user_id, facts.metadata, created_at=facts.created_at)
-    stored = store.add_memory(session, Memory(messages=found.messages, summary=found.summary))
-    render.note(f"imported {len(stored)} messages into session {session}")
+    with opened(source) as (fd, name):
+        found = check_import(fd, name)
+        # Counted now: loading the encoder is small beside a bulk import, and counts left
+        # for the first reader sit in a record at the end, which streaming readers wait for.
+        store = open_store(home)
+        if found.session is not None:
+            facts = found.session
+            store.create_session(
+                session, facts.user_id, facts.metadata, created_at=facts.created_at
+            )
+        count = store.import_messages(session, found, found.summary)
+    render.note(f"imported {count} messages into session {session}")
 
 
 @app.command()
@@ -318,7 +321,8 @@ def search(
     """Messages containing QUERY (any case), with session, time and role."""
     if not query:
         raise usage_error("the query is empty")
-    render.search(open_store(home).search(query, session), query, as_json)
+    hits = list(open_store(home).search(query, session))
+    render.search(hits, query, as_json)
 
 
 @app.command()

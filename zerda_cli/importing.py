@@ -1,60 +1,339 @@
-"""Parsing files for `zerda import`: zerda's JSONL and JSON exports, OpenAI message arrays.
+"""Reading files for `zerda import`, streamed: zerda's JSONL and JSON exports, OpenAI arrays.
 
-Everything is validated before anything is written: the first problem is an
-InputError naming the line or item, and the session is left untouched. A zerda
-export brings its session facts (user, metadata, creation time) and summary along.
+A file is read twice and never held whole. `check_import` reads it once and checks
+every item: the first problem is an InputError naming the line or item, and nothing
+is written. The `ImportFile` it returns is read again as the store writes (it is a
+`zerda.rewrites.MessageSource`). A JSON document is read one element at a time
+through a window of its text that slides along; stdin, which can be read only once,
+is copied to a private temp file first. A zerda export brings its session facts
+(user, metadata, creation time) and summary along.
 """
 
 from __future__ import annotations
 
+import codecs
+import io
+import itertools
 import json
-from dataclasses import dataclass, field
-from typing import Any
+import os
+import re
+import stat
+import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
 
 from zerda.errors import InvalidMessageError
 from zerda.formats.openai import from_openai
 from zerda.messages import Message, Session, Summary
+from zerda.records import check_storable
+from zerda.rewrites import UuidSet
 from zerda_cli.inputs import InputError
 
 # Records of a raw session file that carry nothing to import.
 SKIPPED_RECORDS = frozenset({"session_update", "tokens"})
+WINDOW = 1 << 20  # bytes read at a time on a pass
+PEEK = 1 << 12  # bytes read first to fetch one message alone (more as it needs)
+_SPACE = re.compile(r"[ \t\n\r]*")
+_DECODER = json.JSONDecoder()
+
+
+class NotADocument(InputError):
+    """The file is not one JSON document (so it is read as JSON Lines)."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(f"{name} is not one JSON document; nothing was imported")
 
 
 @dataclass
-class Imported:
-    """What an import file holds: messages, and the session and summary if it says."""
+class Item:
+    """One value of an import file, where it is, and how to take it."""
 
-    messages: list[Message] = field(default_factory=list)
-    session: Session | None = None
-    summary: Summary | None = None
+    where: str  # "FILE: line 3", "FILE: item 3", "FILE: summary"
+    offset: int  # the byte offset of its text, to read it again alone
+    value: Any
+    records: bool  # a line of JSON Lines: session, summary and skipped records allowed
+    escapes: bool  # its text holds a \uD... escape, so may hold a lone surrogate
 
 
-def parse_import(text: str, source: str) -> Imported:
-    """The contents of `text`: one JSON document (array or export object) or JSON Lines."""
-    if not text.strip():
-        raise InputError(f"{source} is empty; nothing was imported")
+@contextmanager
+def opened(source: str) -> Iterator[tuple[int, str]]:
+    """(file descriptor, name for messages) of the file to import, `-` being stdin.
+
+    Stdin, or a file that cannot be read twice (a pipe), is copied to a private temp
+    file first (mode 0600, removed after).
+    """
+    if source == "-":
+        with _spooled(sys.stdin.buffer) as fd:
+            yield fd, "stdin"
+        return
+    if "\x00" in source:
+        raise InputError("a file name cannot hold a NUL character")
+    path = Path(source).expanduser()
+    if path.is_dir():
+        raise InputError(f"{source} is a directory")
+    with path.open("rb") as handle:
+        if stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            yield handle.fileno(), source
+        else:
+            with _spooled(handle) as fd:
+                yield fd, source
+
+
+@contextmanager
+def _spooled(stream: IO[bytes]) -> Iterator[int]:
+    # TemporaryFile is mode 0600, and unnamed where the system allows: even a killed
+    # import leaves nothing behind.
+    with tempfile.TemporaryFile() as spool:
+        while chunk := stream.read(WINDOW):
+            spool.write(chunk)
+        spool.flush()
+        yield spool.fileno()
+
+
+def check_import(fd: int, name: str) -> ImportFile:
+    """Read the file once, checking every item: one JSON document (an array, or zerda's
+    export object), else JSON Lines. InputError for the first bad item."""
+    opening = _opening(fd)
+    if not opening:
+        raise InputError(f"{name} is empty; nothing was imported")
+    if opening in b"[{":
+        try:
+            return ImportFile(fd, name, document=True).checked()
+        except NotADocument:
+            pass
+    return ImportFile(fd, name, document=False).checked()
+
+
+class ImportFile:
+    """An import file as the store reads it: its messages, read afresh on each pass.
+
+    `checked` (the first pass) notes the session and summary of a zerda export, how
+    many messages there are, and their uuids.
+    """
+
+    def __init__(self, fd: int, name: str, *, document: bool) -> None:
+        self.fd, self.name, self.document = fd, name, document
+        self.session: Session | None = None
+        self.summary: Summary | None = None
+        self.messages = 0
+        self.uuids = UuidSet()
+
+    def checked(self) -> ImportFile:
+        """Pass one: every item checked, and what the import needs noted."""
+        for item in self._items():
+            found = _decoded(item)
+            if isinstance(found, Message):
+                self.messages += 1
+                if found.uuid:
+                    self.uuids.add(found.uuid.encode())
+            elif isinstance(found, Session):
+                self.session = found
+            elif isinstance(found, Summary):
+                self.summary = found
+        if not self.messages and self.session is None:
+            raise InputError(f"{self.name} holds no messages; nothing was imported")
+        self.uuids.sort()
+        return self
+
+    def _items(self) -> Iterator[Item]:
+        if self.document:
+            return _document_items(self.fd, self.name)
+        return _line_items(self.fd, self.name)
+
+    def __iter__(self) -> Iterator[tuple[int, Message]]:
+        for item in self._items():
+            found = _decoded(item)
+            if isinstance(found, Message):
+                yield item.offset, found
+
+    def at(self, key: int) -> Message:
+        """The message whose text starts at byte `key`."""
+        where = f"{self.name}: the message at byte {key}"
+        if self.document:
+            _, value, escapes = _Window(self.fd, key, self.name, PEEK).value(where)
+            item = Item(where, key, value, False, escapes)
+        else:
+            item = _line_item(io.BufferedReader(_Pread(self.fd, key), PEEK).readline(), key, where)
+        found = _decoded(item)
+        if not isinstance(found, Message):
+            raise InputError(f"{where}: the file changed while it was imported")
+        return found
+
+    @property
+    def holds_uuids(self) -> bool:
+        return bool(self.uuids)
+
+    def may_hold(self, uuid: bytes) -> bool:
+        return uuid in self.uuids
+
+    def latest(self, uuids: UuidSet) -> dict[str, int]:
+        found: dict[str, int] = {}
+        if not uuids and not self.uuids.repeated:
+            return found  # nothing to look for: no pass
+        for key, message in self:
+            uuid = message.uuid or ""
+            if uuid and (uuid.encode() in uuids or self.uuids.repeats(uuid.encode())):
+                found[uuid] = key
+        return found
+
+
+# -- items ------------------------------------------------------------------------------
+
+
+def _decoded(item: Item) -> Message | Session | Summary | None:
+    """What `item` holds: a message (zerda's or OpenAI's), a session or summary record, or
+    None for a record with nothing to import. InputError naming it when it is bad."""
+    value = item.value
+    if not isinstance(value, dict):
+        raise InputError(f"{item.where}: expected a JSON object with role and content")
+    kind = value.get("type")
     try:
-        document = json.loads(text)
-    except json.JSONDecodeError:
-        return _from_lines(text, source)
+        found = _taken(value, kind, item)
+        if found is not None and item.escapes:  # a lone surrogate cannot be stored
+            check_storable([{"type": kind or "message", **found.to_dict()}])
+    except (InvalidMessageError, TypeError, ValueError, OverflowError) as exc:
+        raise InputError(f"{item.where}: {exc}") from None
+    return found
+
+
+def _taken(value: dict[str, Any], kind: Any, item: Item) -> Message | Session | Summary | None:
+    if item.records and kind in SKIPPED_RECORDS:
+        return None
+    if item.records and kind == "session":
+        return Session.from_dict(value)
+    if item.records and kind == "summary":
+        return Summary.coerce({k: v for k, v in value.items() if k != "type"})
+    if kind in (None, "message"):
+        return from_openai(value)
+    raise InputError(f"{item.where}: unknown record type {kind!r}")
+
+
+def _opening(fd: int) -> bytes:
+    """The first byte of the file that is not whitespace (nor a BOM); b'' when none is."""
+    at = _bom(fd)
+    while block := os.pread(fd, WINDOW, at):
+        rest = block.lstrip()
+        if rest:
+            return rest[:1]
+        at += len(block)
+    return b""
+
+
+def _bom(fd: int) -> int:
+    """The length of the file's UTF-8 byte order mark (dropped, as `utf-8-sig` does)."""
+    return len(codecs.BOM_UTF8) if os.pread(fd, 3, 0) == codecs.BOM_UTF8 else 0
+
+
+def _line_items(fd: int, name: str) -> Iterator[Item]:
+    """The values of a JSON Lines file, one a line; blank lines are skipped."""
+    offset = _bom(fd)
+    lines = io.BufferedReader(_Pread(fd, offset), WINDOW)
+    for number, line in enumerate(lines, 1):
+        if line.strip():
+            yield _line_item(line, offset, f"{name}: line {number}", name)
+        offset += len(line)
+
+
+def _line_item(line: bytes, offset: int, where: str, name: str | None = None) -> Item:
+    text = _text(line, offset, name or where)
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{where}: not valid JSON ({exc.msg})") from None
     except (RecursionError, ValueError) as exc:
-        raise InputError(f"{source}: {_why(exc)}; nothing was imported") from None
-    if isinstance(document, dict) and isinstance(document.get("messages"), list):
-        return _from_document(document, source)
-    if isinstance(document, list):
-        return _nonempty(_from_items(document, source, Imported()), source)
-    return _from_lines(text, source)
+        raise InputError(f"{where}: {_why(exc)}") from None
+    return Item(where, offset, value, True, "\\ud" in text or "\\uD" in text)
 
 
-def _from_document(document: dict[str, Any], source: str) -> Imported:
-    """zerda's JSON export: `{"session", "summary", "messages"}`."""
-    found = Imported()
-    session, summary = document.get("session"), document.get("summary")
-    if session is not None:
-        _take(found, {**_object(session), "type": "session"}, f"{source}: session", True)
-    if summary is not None:
-        _take(found, {**_object(summary), "type": "summary"}, f"{source}: summary", True)
-    return _nonempty(_from_items(document["messages"], source, found), source)
+def _text(data: bytes, offset: int, name: str) -> str:
+    """`data`, found at byte `offset`, as strict UTF-8; InputError naming the bad byte."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise _not_utf8(name, data[exc.start : exc.start + 1], offset + exc.start) from None
+
+
+def _not_utf8(name: str, byte: bytes, offset: int) -> InputError:
+    return InputError(
+        f"{name} is not valid UTF-8 (byte 0x{byte.hex()} at offset {offset}); nothing was written"
+    )
+
+
+def _why(exc: Exception) -> str:
+    """A short reason for JSON Python cannot decode (too deep, huge numbers)."""
+    if isinstance(exc, RecursionError):
+        return "nested too deeply"
+    return "holds a number too long to read"
+
+
+# -- JSON documents, an element at a time ---------------------------------------------
+
+
+def _document_items(fd: int, name: str) -> Iterator[Item]:
+    """The items of one JSON document: an array's elements, or the messages, session and
+    summary of zerda's export. NotADocument when the file is not one (nor only one)."""
+    window = _Window(fd, _bom(fd), name)
+    opening = window.peek()
+    if opening == "[":
+        yield from _elements(window, name)
+    elif opening == "{":
+        yield from _export(window, name)
+    else:
+        raise NotADocument(name)
+    if window.peek():
+        raise NotADocument(name)  # more after it: JSON Lines
+
+
+def _elements(window: _Window, name: str) -> Iterator[Item]:
+    """The elements of the array at the reading position, one at a time."""
+    window.take("[")
+    if window.peek() == "]":
+        window.take("]")
+        return
+    for number in itertools.count(1):
+        where = f"{name}: item {number}"
+        offset, value, escapes = window.value(where)
+        yield Item(where, offset, value, False, escapes)
+        if window.peek() == "]":
+            window.take("]")
+            return
+        window.take(",")
+
+
+def _export(window: _Window, name: str) -> Iterator[Item]:
+    """zerda's JSON export, `{"session", "summary", "messages": [...]}`, its messages streamed.
+
+    An object without a `messages` array is not one (it may be the first line of
+    JSON Lines).
+    """
+    window.take("{")
+    listed = False
+    ended = window.peek() == "}"
+    while not ended:
+        key = window.value(name)[1]
+        if not isinstance(key, str):
+            raise NotADocument(name)
+        window.take(":")
+        if key == "messages" and window.peek() == "[":
+            if listed:
+                raise InputError(f'{name} holds two "messages" arrays; nothing was imported')
+            listed = True
+            yield from _elements(window, name)
+        else:
+            offset, value, escapes = window.value(f"{name}: {key}")
+            if key in ("session", "summary") and value is not None:
+                record = {**_object(value), "type": key}
+                yield Item(f"{name}: {key}", offset, record, True, escapes)
+        ended = window.peek() == "}"
+        if not ended:
+            window.take(",")
+    window.take("}")
+    if not listed:
+        raise NotADocument(name)
 
 
 def _object(value: Any) -> dict[str, Any]:
@@ -62,56 +341,109 @@ def _object(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {"content": value}
 
 
-def _from_items(items: list[Any], source: str, found: Imported) -> Imported:
-    for number, item in enumerate(items, 1):
-        _take(found, item, f"{source}: item {number}", False)
-    return found
+class _Window:
+    """JSON values read one at a time from a UTF-8 file through a window of its text that
+    slides along: memory holds about WINDOW bytes of it, or the largest value.
 
+    Byte offsets of values are worked out as reading goes, each character measured once.
+    """
 
-def _from_lines(text: str, source: str) -> Imported:
-    found = Imported()
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        where = f"{source}: line {number}"
+    def __init__(self, fd: int, offset: int, name: str, step: int = WINDOW) -> None:
+        self.fd, self.name, self.step = fd, name, step
+        self.next = offset  # the byte offset of the next read
+        self.decoder = codecs.getincrementaldecoder("utf-8")()
+        self.text = ""
+        self.pos = 0  # the reading position in `text`
+        self.mark, self.mark_offset = 0, offset  # a position in `text` and its byte offset
+        self.ended = False
+
+    def peek(self) -> str:
+        """The next character past whitespace; '' at the end of the file."""
+        while True:
+            self.pos = _skip_space(self.text, self.pos)
+            if self.pos < len(self.text) or self.ended:
+                return self.text[self.pos : self.pos + 1]
+            self._more(self.step)
+
+    def take(self, char: str) -> None:
+        """Read past `char`, which must come next; else the file is not one document."""
+        if self.peek() != char:
+            raise NotADocument(self.name)
+        self.pos += 1
+
+    def value(self, where: str) -> tuple[int, Any, bool]:
+        """(byte offset, value, whether its text holds a \\uD... escape) of the JSON value
+        that comes next; reading goes past it."""
+        self.peek()
+        while True:
+            try:
+                value, end = _DECODER.raw_decode(self.text, self.pos)
+                if end < len(self.text) or self.ended:  # a number may go on past the window
+                    escapes = _escapes(self.text, self.pos, end)
+                    return self._past(end), value, escapes
+            except json.JSONDecodeError as exc:
+                if self.ended or not _cut_short(exc, len(self.text)):
+                    raise NotADocument(self.name) from None
+            except (RecursionError, ValueError) as exc:
+                raise InputError(f"{where}: {_why(exc)}") from None
+            self._more(len(self.text) - self.pos)  # at least double what the value has
+
+    def _past(self, end: int) -> int:
+        offset = self.offset(self.pos)
+        self.pos = end
+        return offset
+
+    def offset(self, at: int) -> int:
+        """The byte offset in the file of `text[at]` (never before the last one asked)."""
+        piece = self.text[self.mark : at]
+        self.mark_offset += len(piece) if piece.isascii() else len(piece.encode())
+        self.mark = at
+        return self.mark_offset
+
+    def _more(self, wanted: int) -> None:
+        """Read at least `wanted` more bytes (or to the end), dropping text already read."""
+        self.offset(self.pos)
+        self.text, self.pos, self.mark = self.text[self.pos :], 0, 0
+        data = os.pread(self.fd, max(wanted, self.step), self.next)
+        self.text += self._decoded(data)
+        self.next += len(data)
+        self.ended = not data
+
+    def _decoded(self, data: bytes) -> str:
+        held = self.decoder.getstate()[0]  # the start of a character cut by the last read
         try:
-            item = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{where}: not valid JSON ({exc.msg})") from None
-        except (RecursionError, ValueError) as exc:
-            raise InputError(f"{where}: {_why(exc)}") from None
-        _take(found, item, where, True)
-    return _nonempty(found, source)
+            return self.decoder.decode(data, final=not data)
+        except UnicodeDecodeError as exc:
+            bad = (held + data)[exc.start : exc.start + 1]
+            raise _not_utf8(self.name, bad, self.next - len(held) + exc.start) from None
 
 
-def _why(exc: Exception) -> str:
-    """A short reason for a JSON document Python cannot decode (too deep, huge numbers)."""
-    if isinstance(exc, RecursionError):
-        return "nested too deeply"
-    return "holds a number too long to read"
+def _skip_space(text: str, pos: int) -> int:
+    found = _SPACE.match(text, pos)
+    return found.end() if found else pos
 
 
-def _nonempty(found: Imported, source: str) -> Imported:
-    if not found.messages and found.session is None:
-        raise InputError(f"{source} holds no messages; nothing was imported")
-    return found
+def _escapes(text: str, start: int, end: int) -> bool:
+    return text.find("\\ud", start, end) >= 0 or text.find("\\uD", start, end) >= 0
 
 
-def _take(found: Imported, item: Any, where: str, records: bool) -> None:
-    """Add one item: a message (zerda's or OpenAI's), or a session or summary record."""
-    if not isinstance(item, dict):
-        raise InputError(f"{where}: expected a JSON object with role and content")
-    kind = item.get("type")
-    try:
-        if kind in SKIPPED_RECORDS and records:
-            return
-        if kind == "session" and records:
-            found.session = Session.from_dict(item)
-        elif kind == "summary" and records:
-            found.summary = Summary.coerce({k: v for k, v in item.items() if k != "type"})
-        elif kind in (None, "message"):
-            found.messages.append(from_openai(item))
-        else:
-            raise InputError(f"{where}: unknown record type {kind!r}")
-    except (InvalidMessageError, TypeError, ValueError, OverflowError) as exc:
-        raise InputError(f"{where}: {exc}") from None
+def _cut_short(exc: json.JSONDecodeError, length: int) -> bool:
+    """True when decoding failed only because the window ends inside the value."""
+    return exc.msg.startswith("Unterminated string") or exc.pos >= length - 8
+
+
+class _Pread(io.RawIOBase):
+    """A file read through its descriptor with pread, from a position of its own, so
+    passes and single fetches never move each other."""
+
+    def __init__(self, fd: int, offset: int) -> None:
+        self.fd, self.offset = fd, offset
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        data = os.pread(self.fd, len(buffer), self.offset)
+        memoryview(buffer)[: len(data)] = data
+        self.offset += len(data)
+        return len(data)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
 
 from zerda.errors import ZerdaError
 from zerda.limits import MAX_MESSAGE_BYTES, over_limit, too_large
@@ -52,18 +51,6 @@ def read_stdin() -> str:
     if over_limit(text):
         raise InputError(too_large("stdin"))
     return text
-
-
-def read_source(source: str) -> str:
-    """The text of a file, or of stdin when `source` is `-`."""
-    if source == "-":
-        return decode(sys.stdin.buffer.read(), "stdin")
-    if "\x00" in source:
-        raise InputError("a file name cannot hold a NUL character")
-    path = Path(source).expanduser()
-    if path.is_dir():
-        raise InputError(f"{source} is a directory")
-    return decode(path.read_bytes(), source)
 
 
 def resolve_texts(texts: list[str]) -> list[str]:
