@@ -19,16 +19,21 @@ and the share of facts there.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 from bench.corpus import conversation
 from bench.harness import Row
+from bench.suites import QUICK, Sizes
 from zerda.memory import BaseMemory, ConversationBufferMemory, ConversationSummaryMemory
 from zerda.tokens import count_tokens
 
 SECTION = "summaries"
 TURNS = (100, 1_000)
 QUICK_TURNS = (20, 100)
+BOUND = 512  # the summary memory's default max_summary_tokens
+KEPT = 0.75  # the share of planted facts a summary should keep ("most")
+QUARTER = 0.30  # "about a quarter of the length", with a little slack
 
 # (the sentence, the strings a summary must hold to have kept it)
 FACTS: list[tuple[str, tuple[str, ...]]] = [
@@ -116,16 +121,19 @@ def measure(turns: list[tuple[str, str]], memory: BaseMemory) -> dict[str, Any]:
     text = memory.load_memory_variables({})[memory.memory_key]
     return {
         "tokens": count_tokens(text),
+        "summary_tokens": memory.get_memory_stats().get("summary_tokens"),
         "characters": len(text),
         "facts": kept(text),
         "ms_per_save": 1000 * seconds / max(1, len(turns)),
     }
 
 
-def summaries(quick: bool = False) -> list[Row]:
+def summaries(sizes: Sizes) -> list[Row]:
     """Rows: summary tokens and planted-fact recall, offline vs none (the buffer)."""
+    count_tokens("load the encoder before anything is timed")
     cases = [("40-turn chat", chat_turns())]
-    cases += [(f"{n:,} corpus turns", planted_turns(n)) for n in (QUICK_TURNS if quick else TURNS)]
+    counts = QUICK_TURNS if sizes == QUICK else TURNS
+    cases += [(f"{n:,} corpus turns", planted_turns(n)) for n in counts]
     rows = []
     for label, turns in cases:
         offline = measure(turns, ConversationSummaryMemory())
@@ -155,3 +163,20 @@ def summaries(quick: bool = False) -> list[Row]:
             )
         )
     return rows
+
+
+def targets(rows: list[Row], check: Callable[[str, str, bool | None], None]) -> None:
+    """Each case keeps most facts; the chat's summary is about a quarter of it; the corpus
+    summaries stay within the bound."""
+    for row in rows:
+        if row.section != SECTION or row.zerda is None:
+            continue
+        if row.unit == "facts":
+            share = row.zerda / len(FACTS)
+            check(f"{row.case}: at least {KEPT:.0%}", f"{share:.0%}", share >= KEPT)
+        elif row.case.startswith("40-turn chat"):
+            share = row.extra["share"]
+            check(f"{row.case}: at most {QUARTER:.0%}", f"{share:.1%}", share <= QUARTER)
+        else:
+            summary = row.extra["offline"]["summary_tokens"]
+            check(f"{row.case}: summary within {BOUND}", f"{summary}", summary <= BOUND)

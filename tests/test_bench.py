@@ -31,7 +31,10 @@ def test_quick_run_writes_every_section(tmp_path: Path) -> None:
         "tokens",
         "flat memory",
         "langchain history",
+        "summaries",
     }
+    summaries = [r for r in rows if r["section"] == "summaries"]
+    assert len(summaries) == 6 and all(r["zerda"] > 0 for r in summaries)
     for row in (r for r in rows if r["section"] == "flat memory"):
         assert row["zerda"] > 0, row["case"]
     peer = importlib.util.find_spec("langchain_community") is not None

@@ -34,6 +34,7 @@ from zerda_cli.params import (
     parse_meta,
     usage_error,
 )
+from zerda_cli.summarizecommand import summarize
 
 app = typer.Typer(
     name="zerda",
@@ -339,3 +340,4 @@ def demo(
 
 
 app.command()(chat)
+app.command()(summarize)

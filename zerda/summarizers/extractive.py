@@ -26,6 +26,7 @@ the oldest or the newest.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections import Counter
@@ -211,7 +212,7 @@ def _split(text: str) -> Iterator[str]:
 
 def _score(sentences: list[_Sentence]) -> None:
     """Fill in each sentence's features and score (see the module docstring)."""
-    proper = {w for s in sentences for w in _WORD.findall(s.text)[1:] if w[0].isupper()}
+    proper = {w for s in sentences for w in _analysis(s.text).inner_capitals}
     for sentence in sentences:
         _features(sentence, proper)
     frequency: Counter[str] = Counter()
@@ -251,22 +252,52 @@ def _score(sentences: list[_Sentence]) -> None:
         sentence.score = score
 
 
-def _features(sentence: _Sentence, proper: set[str]) -> None:
-    """Terms, names, numbers and cues of `sentence`; `proper` holds the words written
-    with a capital inside some sentence, the only ones a capital at a start marks."""
-    words = _WORD.findall(sentence.text)
-    sentence.terms = [_stem(w.lower()) for w in words if _is_term(w)]
-    sentence.numbers = sum(1 for w in words if any(c.isdigit() for c in w))
+@dataclass(frozen=True)
+class _Analysis:
+    """What scoring reads from a sentence's text alone (kept per text: a summary's
+    sentences are scored again at every fold)."""
+
+    terms: tuple[str, ...]
+    numbers: int
+    cues: int
+    names: float  # names inside the sentence and written with inner capitals
+    first: str | None  # a capitalised first word: a name if the conversation says so
+    inner_capitals: frozenset[str]  # capitalised words inside it, which mark names
+
+
+@functools.lru_cache(maxsize=8192)
+def _analysis(text: str) -> _Analysis:
+    words = _WORD.findall(text)
     names = 0.0
+    first = None
     for index, word in enumerate(words):
         if word in _PRONOUN_I or word.lower() in STOPWORDS or any(c.isdigit() for c in word):
             continue
         if any(c.isupper() for c in word[1:]):
             names += 1  # PostgreSQL, NASA, iPhone
         elif word[0].isupper():
-            names += 1 if index or word in proper else 0
-    sentence.names = names
-    sentence.cues = len(_DECISION.findall(sentence.text.lower()))
+            if index:
+                names += 1
+            else:
+                first = word
+    return _Analysis(
+        terms=tuple(_stem(w.lower()) for w in words if _is_term(w)),
+        numbers=sum(1 for w in words if any(c.isdigit() for c in w)),
+        cues=len(_DECISION.findall(text.lower())),
+        names=names,
+        first=first,
+        inner_capitals=frozenset(w for w in words[1:] if w[0].isupper()),
+    )
+
+
+def _features(sentence: _Sentence, proper: set[str]) -> None:
+    """Terms, names, numbers and cues of `sentence`; `proper` holds the words written
+    with a capital inside some sentence, the only ones a capital at a start marks."""
+    found = _analysis(sentence.text)
+    sentence.terms = list(found.terms)
+    sentence.numbers = found.numbers
+    sentence.cues = found.cues
+    sentence.names = found.names + (1 if found.first in proper else 0)
 
 
 def _is_term(word: str) -> bool:
