@@ -10,6 +10,7 @@ from zerda.errors import (
     SessionChangedError,
     StorageWriteError,
     StoreError,
+    SummarizerError,
     UnsafePathError,
     ZerdaError,
     ZerdaWarning,
@@ -17,7 +18,7 @@ from zerda.errors import (
 from zerda.messages import Memory, Message, Session, Summary
 from zerda.stats import SessionStats
 from zerda.store import SessionStore
-from zerda.summarize import ExtractiveSummarizer, Summarizer
+from zerda.summarizers import ExtractiveSummarizer, Summarizer
 from zerda.tokens import TokenCounter, count_tokens, get_counter
 
 __version__ = "0.1.0"
@@ -39,6 +40,7 @@ __all__ = [
     "StorageWriteError",
     "StoreError",
     "Summarizer",
+    "SummarizerError",
     "Summary",
     "TokenCounter",
     "UnsafePathError",
