@@ -14,6 +14,7 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A fresh data home, also exported as ZERDA_HOME for code that reads the environment."""
     path = tmp_path / "home"
     monkeypatch.setenv("ZERDA_HOME", str(path))
+    monkeypatch.delenv("ZERDA_STORE", raising=False)  # a store chosen outside the tests
     return path
 
 

@@ -16,8 +16,11 @@ from zerda.errors import (
     ZerdaWarning,
 )
 from zerda.messages import Memory, Message, Session, Summary
+from zerda.pgstore import PostgresStore
 from zerda.stats import SessionStats
 from zerda.store import SessionStore
+from zerda.storebase import Store
+from zerda.stores import open_store
 from zerda.summarizers import ExtractiveSummarizer, Summarizer
 from zerda.tokens import TokenCounter, count_tokens, get_counter
 
@@ -33,11 +36,13 @@ __all__ = [
     "Memory",
     "Message",
     "NotFoundError",
+    "PostgresStore",
     "Session",
     "SessionChangedError",
     "SessionStats",
     "SessionStore",
     "StorageWriteError",
+    "Store",
     "StoreError",
     "Summarizer",
     "SummarizerError",
@@ -49,4 +54,5 @@ __all__ = [
     "__version__",
     "count_tokens",
     "get_counter",
+    "open_store",
 ]

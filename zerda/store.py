@@ -156,6 +156,10 @@ class SessionStore(Store):
         """True when the session has a file."""
         return self._file(session_id).exists()
 
+    def describe(self, session_id: str) -> str:
+        """The session's file."""
+        return str(self._file(session_id).path)
+
     def create_session(
         self,
         session_id: str,

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from zerda.messages import Memory, Message, Session, Summary
 
 if TYPE_CHECKING:
+    from zerda.rewrites import MessageSource
     from zerda.stats import SessionStats
 
 
@@ -90,6 +91,15 @@ class Store(ABC):
         first, second = self.add_memory(session_id, Memory(messages=pair, summary=summary))
         return first, second
 
+    def import_messages(
+        self, session_id: str, source: MessageSource, summary: Summary | str | None = None
+    ) -> int:
+        """Add every message of `source` (and a summary) in one write, as `add_memory`
+        does; returns how many were written. Stores that can, stream them (this gathers
+        them first)."""
+        messages = [message for _, message in source]
+        return len(self.add_memory(session_id, Memory(messages=messages, summary=summary)))
+
     @abstractmethod
     def set_summary(self, session_id: str, summary: Summary | str) -> Summary:
         """Record the session's running summary (the latest wins); returns it stored."""
@@ -147,6 +157,15 @@ class Store(ABC):
         reply_metadata: dict[str, Any] | None = None,
     ) -> tuple[Message, Message]:
         """Swap the last turn for a new one in one step (`reply_metadata` on the reply)."""
+
+    def describe(self, session_id: str) -> str:
+        """Where the session is kept, for people (a file's path, a server's URL)."""
+        return f"session {session_id}"
+
+    def close(self) -> None:
+        """Let go of what the store holds open (a server's connections); a later call
+        opens it again."""
+        return None  # files hold nothing open between calls
 
     # -- async twins ---------------------------------------------------------------
 

@@ -15,9 +15,10 @@ import typer
 from zerda.errors import NotFoundError, ZerdaError
 from zerda.messages import ROLE_TYPE_OF, Message, Summary
 from zerda.stats import SessionStats
-from zerda.store import SessionStore
+from zerda.storebase import Store
 from zerda_cli import render
 from zerda_cli.chat import chat
+from zerda_cli.copycommand import copy
 from zerda_cli.inputs import resolve_texts
 from zerda_cli.params import (
     ExportFormat,
@@ -27,6 +28,7 @@ from zerda_cli.params import (
     SessionArg,
     SessionOpt,
     ShowFormat,
+    StoreOpt,
     YesOpt,
     check_role_option,
     confirm,
@@ -34,6 +36,7 @@ from zerda_cli.params import (
     parse_meta,
     usage_error,
 )
+from zerda_cli.storecommands import store_app
 from zerda_cli.summarizecommand import summarize
 
 app = typer.Typer(
@@ -89,6 +92,7 @@ def add(
     ] = None,
     as_json: JsonOpt = False,
     home: HomeOpt = None,
+    location: StoreOpt = None,
 ) -> None:
     """Record a turn (the user's INPUT, the assistant's OUTPUT) or, with --role, one message."""
     wanted = 1 if role is not None else 2
@@ -107,7 +111,9 @@ def add(
     from zerda_cli.adding import record
 
     values = resolve_texts(texts)
-    stored = record(open_store(home, count_on_write=False), session, role, values, metadata)
+    stored = record(
+        open_store(home, location, count_on_write=False), session, role, values, metadata
+    )
     if as_json:
         render.write_json([m.to_dict() for m in stored])
 
@@ -127,20 +133,21 @@ def show(
         bool, typer.Option("--pager/--no-pager", help="Page long transcripts on a terminal.")
     ] = True,
     home: HomeOpt = None,
+    location: StoreOpt = None,
 ) -> None:
     """The transcript: who said what, when, and how many tokens it took."""
     chosen = [name for name, on in [("json", as_json), ("jsonl", jsonl)] if on]
     chosen += [fmt.value] if fmt else []
     if len(chosen) > 1:
         raise usage_error("choose one of --json, --jsonl, --format")
-    store = open_store(home)
+    store = open_store(home, location)
     details = store.get_session(session)
     summary, messages = _history(store, session, last)
     render.transcript(details, summary, messages, chosen[0] if chosen else None, page=pager)
 
 
 def _history(
-    store: SessionStore, session: str, last: int | None
+    store: Store, session: str, last: int | None
 ) -> tuple[Summary | None, Iterable[Message]]:
     """The summary and the messages, streamed from the file; only the last `last` if given."""
     if last is None:
@@ -160,14 +167,15 @@ def stats(
     ] = False,
     as_json: JsonOpt = False,
     home: HomeOpt = None,
+    location: StoreOpt = None,
 ) -> None:
     """Counts, characters, exact tokens, activity and file size of a session."""
     if models:
         from zerda_cli.provenance import show_models
 
-        show_models(open_store(home), session, as_json)
+        show_models(open_store(home, location), session, as_json)
         return
-    render.stats(open_store(home).session_stats(session), as_json)
+    render.stats(open_store(home, location).session_stats(session), as_json)
 
 
 @app.command()
@@ -176,11 +184,12 @@ def window(
     k: Annotated[int, typer.Option("-k", "--k", min=0, help="How many turns.")] = 5,
     as_json: JsonOpt = False,
     home: HomeOpt = None,
+    location: StoreOpt = None,
 ) -> None:
     """Exactly what ConversationBufferWindowMemory(k=K) loads from the session."""
     from zerda_cli.contexts import load_memory
 
-    memory = load_memory(open_store(home), session, "window", k=k, max_tokens=0)
+    memory = load_memory(open_store(home, location), session, "window", k=k, max_tokens=0)
     data = None
     if as_json:
         history = memory.load_memory_variables({})[memory.memory_key]
@@ -202,20 +211,23 @@ def context(
         bool, typer.Option("--json", help="OpenAI-style [{role, content}] messages.")
     ] = False,
     home: HomeOpt = None,
+    location: StoreOpt = None,
 ) -> None:
     """The history a memory class would hand a model: text, or --json messages."""
     from zerda_cli.contexts import load_memory
 
     kind = memory_kind.value
-    memory = load_memory(open_store(home), session, kind, k=k, max_tokens=max_tokens)
+    memory = load_memory(open_store(home, location), session, kind, k=k, max_tokens=max_tokens)
     title = f"Session {session}: context from the {kind} memory"
     render.memory_view(title, memory, memory.context_messages() if as_json else None)
 
 
 @app.command()
-def clear(session: SessionArg, yes: YesOpt = False, home: HomeOpt = None) -> None:
+def clear(
+    session: SessionArg, yes: YesOpt = False, home: HomeOpt = None, location: StoreOpt = None
+) -> None:
     """Remove every message of a session (the session and its metadata stay)."""
-    store = open_store(home)
+    store = open_store(home, location)
     count = store.message_count(session)
     confirm(f"Remove {_all_messages(count)} of session {session}?", yes)
     store.clear(session)
@@ -223,9 +235,11 @@ def clear(session: SessionArg, yes: YesOpt = False, home: HomeOpt = None) -> Non
 
 
 @app.command()
-def delete(session: SessionArg, yes: YesOpt = False, home: HomeOpt = None) -> None:
+def delete(
+    session: SessionArg, yes: YesOpt = False, home: HomeOpt = None, location: StoreOpt = None
+) -> None:
     """Delete a session and its file."""
-    store = open_store(home)
+    store = open_store(home, location)
     count = store.message_count(session)
     confirm(f"Delete session {session} and its {_messages(count)}?", yes)
     store.delete_session(session)
@@ -241,7 +255,7 @@ def _all_messages(count: int) -> str:
     return {1: "the only message", 2: "both messages"}.get(count, f"all {_messages(count)}")
 
 
-def _readable_stats(store: SessionStore) -> list[SessionStats]:
+def _readable_stats(store: Store) -> list[SessionStats]:
     """Stats of every session; a session that cannot be read is skipped with a warning,
     one deleted since it was listed without one."""
     import warnings
@@ -258,9 +272,9 @@ def _readable_stats(store: SessionStore) -> list[SessionStats]:
 
 
 @app.command()
-def sessions(as_json: JsonOpt = False, home: HomeOpt = None) -> None:
+def sessions(as_json: JsonOpt = False, home: HomeOpt = None, location: StoreOpt = None) -> None:
     """All sessions with message count, tokens and last activity, most recent first."""
-    render.sessions(_readable_stats(open_store(home)), as_json)
+    render.sessions(_readable_stats(open_store(home, location)), as_json)
 
 
 @app.command()
@@ -271,9 +285,10 @@ def export(
         Path | None, typer.Option("--output", "-o", metavar="FILE", help="Write here.")
     ] = None,
     home: HomeOpt = None,
+    location: StoreOpt = None,
 ) -> None:
     """Write a session as JSON Lines (what import reads), JSON, OpenAI messages or Markdown."""
-    store = open_store(home)
+    store = open_store(home, location)
     details = store.get_session(session)
     chunks = render.document(fmt.value, details, *_history(store, session, None))
     if output is None or str(output) == "-":
@@ -290,6 +305,7 @@ def import_(
     session: SessionArg,
     source: Annotated[str, typer.Argument(metavar="FILE|-", help="'-' reads stdin.")],
     home: HomeOpt = None,
+    location: StoreOpt = None,
 ) -> None:
     """Add messages from zerda's JSONL/JSON export or an OpenAI messages array.
 
@@ -302,7 +318,7 @@ def import_(
         found = check_import(fd, name)
         # Counted now: loading the encoder is small beside a bulk import, and counts left
         # for the first reader sit in a record at the end, which streaming readers wait for.
-        store = open_store(home)
+        store = open_store(home, location)
         if found.session is not None:
             facts = found.session
             store.create_session(
@@ -318,11 +334,12 @@ def search(
     session: SessionOpt = None,
     as_json: JsonOpt = False,
     home: HomeOpt = None,
+    location: StoreOpt = None,
 ) -> None:
     """Messages containing QUERY (any case), with session, time and role."""
     if not query:
         raise usage_error("the query is empty")
-    hits = list(open_store(home).search(query, session))
+    hits = list(open_store(home, location).search(query, session))
     render.search(hits, query, as_json)
 
 
@@ -340,4 +357,6 @@ def demo(
 
 
 app.command()(chat)
+app.command()(copy)
+app.add_typer(store_app)
 app.command()(summarize)

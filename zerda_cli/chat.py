@@ -26,11 +26,11 @@ from zerda_cli.chatoptions import (
     SystemOpt,
     TimeoutOpt,
 )
-from zerda_cli.params import HomeOpt, open_store
+from zerda_cli.params import HomeOpt, StoreOpt, open_store
 from zerda_cli.sanitize import one_line
 
 if TYPE_CHECKING:
-    from zerda.store import SessionStore
+    from zerda.storebase import Store
     from zerda_cli.backends import Backend
     from zerda_cli.config import ChatConfig
 
@@ -47,7 +47,9 @@ def _fail(message: str, code: int = 1) -> NoReturn:
     raise typer.Exit(code)
 
 
-def _pick_session(home: Path | None, session: str | None, resume: bool) -> str:
+def _pick_session(
+    home: Path | None, location: str | None, session: str | None, resume: bool
+) -> str:
     """The session to open: the one named (checked by its argument's callback), the most
     recently active one, or a new one."""
     if session and resume:
@@ -55,7 +57,7 @@ def _pick_session(home: Path | None, session: str | None, resume: bool) -> str:
     if session:
         return session
     if resume:
-        recent = open_store(home).list_sessions()
+        recent = open_store(home, location).list_sessions()
         if not recent:
             _fail("no session to continue yet; start one with `zerda chat`")
         return recent[0].session_id
@@ -78,6 +80,7 @@ def chat(
     plain: PlainOpt = False,
     jsonl: JsonlOpt = False,
     home: HomeOpt = None,
+    location: StoreOpt = None,
 ) -> None:
     """Chat in a session; every complete turn is recorded as it happens.
 
@@ -100,13 +103,16 @@ def chat(
     }
     try:
         config = load_config(home, flags)
-        session_id = _pick_session(home, session, resume)
+        session_id = _pick_session(home, location, session, resume)
         interactive = sys.stdin.isatty()
         if interactive:
             _check_terminal(jsonl)
         else:
             _check_piped(config)
-        _run(config, home, session_id, interactive, named=bool(session or resume), jsonl=jsonl)
+        store = open_store(home, location)
+        _run(
+            config, home, store, session_id, interactive, named=bool(session or resume), jsonl=jsonl
+        )
     except ConfigError as exc:
         _fail(str(exc), 2)
     except ZerdaError as exc:
@@ -138,6 +144,7 @@ def _check_piped(config: ChatConfig) -> None:
 def _run(
     config: ChatConfig,
     home: Path | None,
+    store: Store,
     session_id: str,
     interactive: bool,
     named: bool,
@@ -146,7 +153,6 @@ def _run(
     """Start the REPL on a terminal, or the line-per-message loop for scripts."""
     from zerda_cli.backends import BackendError, make_backend
 
-    store = open_store(home)
     try:
         backend = make_backend(config, session_id)
     except BackendError as exc:
@@ -157,7 +163,7 @@ def _run(
 
 
 def _run_piped(
-    store: SessionStore,
+    store: Store,
     session_id: str,
     config: ChatConfig,
     backend: Backend,
@@ -183,7 +189,7 @@ def _run_piped(
 
 
 def _run_terminal(
-    store: SessionStore, session_id: str, config: ChatConfig, backend: Backend, home: Path | None
+    store: Store, session_id: str, config: ChatConfig, backend: Backend, home: Path | None
 ) -> None:
     """The REPL, with an input history file unless it is turned off or cannot be made."""
     from zerda_cli.chatview import ChatView

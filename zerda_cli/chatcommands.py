@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from zerda.messages import Message
 from zerda.paths import validate_session_id
-from zerda.store import SessionStore
+from zerda.storebase import Store
 from zerda_cli.backends import Messages
 from zerda_cli.chatmemory import bind_memory
 from zerda_cli.config import MemorySpec, parse_memory
@@ -54,13 +54,13 @@ def show_stats(chat: Chat, argument: str) -> None:
     """/stats: the session's numbers and the REPL's settings."""
     exists = chat.store.exists(chat.session_id)
     stats = chat.store.session_stats(chat.session_id) if exists else None
-    path = chat.store.sessions_dir / f"{chat.session_id}.jsonl"
+    where = chat.store.describe(chat.session_id)
     system = chat.system_prompt()
     chat.view.stats(
         stats,
         [
             ("session", chat.session_id),
-            ("file", str(path) if exists else f"{path} (created by the first turn)"),
+            ("stored in", where if exists else f"{where} (created by the first turn)"),
             ("memory", chat.spec.describe()),
             ("next context", f"{chat.context_tokens} tokens + your message"),
             ("backend", chat.backend.name),
@@ -218,7 +218,7 @@ def _excerpt(text: str, limit: int = 60) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
-def _last_exchange(store: SessionStore, session_id: str) -> tuple[Message, str | None] | None:
+def _last_exchange(store: Store, session_id: str) -> tuple[Message, str | None] | None:
     """The session's last user message and the reply after it, read from the end."""
     if not store.exists(session_id):
         return None

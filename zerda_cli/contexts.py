@@ -8,12 +8,10 @@ from zerda.errors import NotFoundError
 
 if TYPE_CHECKING:
     from zerda.memory.base import BaseMemory
-    from zerda.store import SessionStore
+    from zerda.storebase import Store
 
 
-def load_memory(
-    store: SessionStore, session_id: str, kind: str, *, k: int, max_tokens: int
-) -> BaseMemory:
+def load_memory(store: Store, session_id: str, kind: str, *, k: int, max_tokens: int) -> BaseMemory:
     """The memory of `kind` bound to the session, as a program using it would load it.
 
     A summary memory over a session that has no stored summary yet (recorded by

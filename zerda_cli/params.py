@@ -12,16 +12,14 @@ from typer._click.exceptions import UsageError
 
 from zerda.errors import ZerdaError
 from zerda.paths import SESSION_ID
-from zerda.store import SessionStore
+from zerda.storebase import Store
 from zerda_cli.inputs import argument
-from zerda_cli.paths import resolve_home
 
 
 def complete_session(ctx: typer.Context, incomplete: str) -> list[str]:
     """Names of existing sessions starting with `incomplete` (for shell completion)."""
     try:
-        home = ctx.params.get("home")
-        ids = SessionStore(resolve_home(home)).session_ids()
+        ids = open_store(ctx.params.get("home"), ctx.params.get("location")).session_ids()
     except Exception:  # completion must never print a traceback into the user's shell
         return []
     return [s for s in ids if s.startswith(incomplete)]
@@ -61,6 +59,16 @@ HomeOpt = Annotated[
         show_default=False,
     ),
 ]
+StoreOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--store",
+        metavar="URL|PATH",
+        help="Where sessions are: a postgresql:// URL or a data directory (default: "
+        "$ZERDA_STORE, else store = in config.toml, else the data directory).",
+        show_default=False,
+    ),
+]
 SessionOpt = Annotated[
     str | None,
     typer.Option(
@@ -76,14 +84,21 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 YesOpt = Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")]
 
 
-def open_store(home: Path | None, *, count_on_write: bool = True) -> SessionStore:
-    """The session store under `home` (or the default home); a usage error when that
-    is something other than a directory."""
-    path = resolve_home(home)
-    if path.exists() and not path.is_dir():
-        given = "--home" if home is not None and str(home) else "ZERDA_HOME"
-        raise usage_error(f"{given} {path} is not a directory")
-    return SessionStore(path, count_on_write=count_on_write)
+def open_store(
+    home: Path | None, store: str | None = None, *, count_on_write: bool = True
+) -> Store:
+    """The store a command works on: `--store`, `--home`, `$ZERDA_STORE`, `store =` in
+    config.toml, else the data home (see `zerda_cli.location`); a usage error when both
+    flags are given, or when a directory named is something else."""
+    from zerda.stores import open_store as open_location
+    from zerda_cli.location import store_location
+
+    if store is not None and home is not None:
+        raise usage_error("--store and --home both say where sessions are: give one")
+    location, given = store_location(home, store)
+    if isinstance(location, Path) and location.exists() and not location.is_dir():
+        raise usage_error(f"{given} {location} is not a directory")
+    return open_location(location, count_on_write=count_on_write)
 
 
 def parse_meta(pairs: list[str]) -> dict[str, Any]:

@@ -18,7 +18,7 @@ from zerda.formats.openai import content_text
 from zerda.limits import over_limit, too_large
 from zerda.memory.turns import last_turns
 from zerda.messages import Message
-from zerda.store import SessionStore
+from zerda.storebase import Store
 from zerda.tokens import count_tokens
 from zerda_cli.backends import Backend, BackendError, ManualBackend, Messages
 from zerda_cli.chatcommands import HANDLERS
@@ -53,7 +53,7 @@ class Chat:
 
     def __init__(
         self,
-        store: SessionStore,
+        store: Store,
         session_id: str,
         config: ChatConfig,
         view: ChatView,

@@ -1,0 +1,220 @@
+"""What only the PostgreSQL store has: its URL, its schema and migrations, its indexes,
+its connections, and the failures a server brings (down, wrong password, no database)."""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from conftest import Throwaway, drop_database, finish, go, new_database, run_python, start_python
+
+from zerda import (
+    InvalidArgumentError,
+    InvalidMessageError,
+    Message,
+    PostgresStore,
+    SessionStore,
+    StoreError,
+    ZerdaError,
+    open_store,
+)
+from zerda.pgstore.pool import redact
+from zerda.pgstore.schema import LATEST, MIGRATIONS
+from zerda.pgstore.store import LAST_N, SEARCH
+
+
+@pytest.fixture
+def database(postgres_admin: str) -> Iterator[str]:
+    """A fresh database without zerda's schema."""
+    url = new_database(postgres_admin)
+    yield url
+    drop_database(postgres_admin, url)
+
+
+@pytest.fixture(scope="module")
+def own_server() -> Iterator[Throwaway]:
+    """A server of the module's own, with a role that needs a password."""
+    server = Throwaway()
+    import psycopg
+
+    with psycopg.connect(server.server.url(), autocommit=True) as conn:
+        conn.execute("CREATE ROLE zerda_pw LOGIN PASSWORD 'sesame' CREATEDB")
+        conn.execute("CREATE DATABASE zerda_pw OWNER zerda_pw")
+    yield server
+    server.close()
+
+
+def test_import_zerda_needs_no_psycopg() -> None:
+    done = run_python(
+        """
+        import sys
+        import zerda
+        from zerda import PostgresStore, open_store
+        store = open_store("postgresql://u:pw@127.0.0.1:1/db")
+        assert isinstance(store, PostgresStore), store
+        assert not [m for m in sys.modules if m.startswith("psycopg")], "psycopg imported"
+        """
+    )
+    assert done.returncode == 0, done.stderr
+
+
+def test_open_store_picks_the_store_by_location(tmp_path: Path) -> None:
+    assert isinstance(open_store(tmp_path), SessionStore)
+    assert isinstance(open_store(str(tmp_path)), SessionStore)
+    assert isinstance(open_store("postgres://h/db"), PostgresStore)
+    with pytest.raises(InvalidArgumentError) as caught:
+        open_store("mysql://root:hunter2@h/db")
+    assert "hunter2" not in str(caught.value) and "mysql://root@h/db" in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        ("postgresql://ana:s3cr%40t@db.example:5433/chat", "postgresql://ana@db.example:5433/chat"),
+        (
+            "postgresql://ana@h/chat?password=s3cret&sslmode=require",
+            "postgresql://ana@h/chat?sslmode=require",
+        ),
+        ("postgres:///chat?host=/run/pg&password=x", "postgres:///chat?host=/run/pg"),
+    ],
+)
+def test_urls_are_shown_without_their_password(url: str, shown: str) -> None:
+    assert redact(url) == shown
+    assert PostgresStore(url).where == shown
+    assert "s3c" not in repr(PostgresStore(url))
+
+
+def test_first_use_creates_the_schema(database: str) -> None:
+    store = PostgresStore(database)
+    try:
+        assert store.schema_version() == 0
+        store.append_turn("s", "q", "a")
+        assert store.schema_version() == LATEST
+        assert store.init() == []  # already current: nothing applied
+    finally:
+        store.close()
+
+
+def test_init_applies_each_migration_once_for_racing_processes(database: str) -> None:
+    code = """
+        import sys
+        from zerda import PostgresStore
+        store = PostgresStore(sys.argv[1])
+        sys.stdin.readline()
+        store.append_turn(sys.argv[2], "q", "a")
+        store.close()
+    """
+
+    procs = [start_python(code, database, f"s{n}") for n in range(4)]
+    go(procs)
+    results = [finish(proc) for proc in procs]
+    assert [proc.returncode for proc in procs] == [0] * 4, results
+    import psycopg
+
+    with psycopg.connect(database) as conn:
+        versions = conn.execute("SELECT version FROM zerda_schema ORDER BY version").fetchall()
+    assert [v for (v,) in versions] == [m.version for m in MIGRATIONS]
+    store = PostgresStore(database)
+    assert store.session_ids() == [f"s{n}" for n in range(4)]
+    store.close()
+
+
+def test_a_newer_schema_is_refused(database: str) -> None:
+    store = PostgresStore(database)
+    store.init()
+    with store.server.connection() as conn:
+        conn.execute("INSERT INTO zerda_schema (version, description) VALUES (999, 'future')")
+    store.close()
+    newer = PostgresStore(database)
+    with pytest.raises(StoreError, match="version 999, newer than this zerda"):
+        newer.append_turn("s", "q", "a")
+    newer.close()
+
+
+def plan(store: PostgresStore, query: str, *params: object) -> str:
+    """The plan of `query` when it may not scan the table (nor walk the key in order)."""
+    with store.server.connection() as conn, conn.transaction():
+        conn.execute("SET LOCAL enable_seqscan = off")
+        conn.execute("SET LOCAL enable_indexscan = off")
+        found = conn.execute(f"EXPLAIN {query}", params).fetchall()
+    return "\n".join(row[0] for row in found)
+
+
+def test_last_n_reads_and_search_use_the_indexes(pg: PostgresStore) -> None:
+    for n in range(20):
+        pg.append_turn(f"s{n % 3}", f"question {n}", f"answer {n}")
+    with pg.server.connection() as conn:
+        last = "\n".join(r[0] for r in conn.execute(f"EXPLAIN {LAST_N}", ("s1", 10)))
+    assert "Index Scan Backward using zerda_messages_pkey" in last and "Sort" not in last
+    assert "zerda_messages_search" in plan(pg, SEARCH, "%answer 1%")
+    with pg.server.connection() as conn:
+        stats = conn.execute(
+            "EXPLAIN SELECT messages FROM zerda_sessions WHERE id = %s", ("s1",)
+        ).fetchall()
+    assert "zerda_sessions_pkey" in "\n".join(r[0] for r in stats)
+
+
+def test_nan_infinity_and_nul_in_a_user_id_cannot_be_stored(pg: PostgresStore) -> None:
+    pg.append_turn("s", "q", "a")
+    for value in (math.nan, math.inf):
+        with pytest.raises(InvalidMessageError):
+            pg.add_message("s", Message("user", "x", {"v": value}))
+        with pytest.raises(InvalidMessageError):
+            pg.create_session("s", metadata={"v": value})
+    with pytest.raises(InvalidMessageError):
+        pg.create_session("t", user_id="nul\x00inside")
+    assert not pg.exists("t") and pg.message_count("s") == 2
+
+
+def one_line_error(call: object) -> str:
+    with pytest.raises(ZerdaError) as caught:
+        call()  # type: ignore[operator]
+    text = str(caught.value)
+    assert isinstance(caught.value, StoreError) and "\n" not in text
+    return text
+
+
+def test_a_server_that_is_down_is_one_line() -> None:
+    dead = PostgresStore("postgresql://zerda_pw:sesame@127.0.0.1:1/zerda_pw")
+    text = one_line_error(lambda: dead.append_turn("s", "q", "a"))
+    assert text.startswith("PostgreSQL at postgresql://zerda_pw@127.0.0.1:1/zerda_pw: ")
+    assert "refused" in text and "sesame" not in text
+
+
+def test_a_wrong_password_is_one_line_without_it(own_server: Throwaway) -> None:
+    wrong = PostgresStore(own_server.server.url("zerda_pw", "zerda_pw", "open-sesame"))
+    text = one_line_error(lambda: wrong.get_memory("s"))
+    assert "password authentication failed" in text and "open-sesame" not in text
+    right = PostgresStore(own_server.server.url("zerda_pw", "zerda_pw", "sesame"))
+    right.append_turn("s", "q", "a")
+    assert right.message_count("s") == 2
+    right.close()
+
+
+def test_a_missing_database_is_one_line(own_server: Throwaway) -> None:
+    missing = PostgresStore(own_server.server.url("no_such_db"))
+    text = one_line_error(lambda: missing.session_ids())
+    assert 'database "no_such_db" does not exist' in text
+
+
+def test_more_threads_than_connections_all_get_their_turn(pg: PostgresStore) -> None:
+    errors: list[BaseException] = []
+
+    def writer(n: int) -> None:
+        try:
+            for i in range(20):
+                pg.append_turn(f"t{n % 4}", f"q{n} {i}", f"a{n} {i}")
+                pg.get_memory(f"t{n % 4}", lastn=4)
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=writer, args=(n,)) for n in range(24)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert sum(pg.message_count(f"t{n}") for n in range(4)) == 24 * 20 * 2

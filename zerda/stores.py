@@ -1,0 +1,40 @@
+"""Choosing a store by where its sessions are: a directory (or nothing) for session files,
+a `postgresql://` URL for a PostgreSQL server."""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+from zerda.errors import InvalidArgumentError
+from zerda.pgstore.pool import is_url, redact
+
+if TYPE_CHECKING:
+    from zerda.storebase import Store
+
+
+def open_store(
+    location: str | os.PathLike[str] | None = None,
+    *,
+    fsync: bool = True,
+    count_on_write: bool = True,
+) -> Store:
+    """The store at `location`: a `postgresql://` (or `postgres://`) URL opens a
+    PostgresStore; a directory, or None for the default home, a SessionStore.
+
+    `fsync` and `count_on_write` are the file store's options (see SessionStore); a
+    server makes every commit durable and counts every message as it is written.
+    """
+    if is_url(location):
+        from zerda.pgstore import PostgresStore
+
+        return PostgresStore(str(location))
+    if isinstance(location, str) and "://" in location:
+        scheme = location.partition("://")[0]
+        raise InvalidArgumentError(
+            f"unknown store {redact(location)!r}: {scheme}:// is not a store zerda knows "
+            "(use postgresql://USER@HOST/DB, or a directory for session files)"
+        )
+    from zerda.store import SessionStore
+
+    return SessionStore(location, fsync=fsync, count_on_write=count_on_write)
