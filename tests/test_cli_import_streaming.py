@@ -177,3 +177,15 @@ def test_import_errors_name_where_and_write_nothing(
     err = done.stderr.decode()
     assert done.returncode == 1 and needle in err and err.count("\n") == 1, err
     assert path_of(store).read_bytes() == before
+
+
+def test_line_separators_inside_text_stay_inside_their_line(
+    home: Path, store: SessionStore
+) -> None:
+    # zerda's JSON Lines keep U+2028, U+2029 and NEL raw: only "\n" ends a line.
+    store.add_message("s", Message("user", "one\u2028two\u2029three\x85four\x1cfive"))
+    exported = zerda(home, "export", "s").stdout
+    assert "\u2028".encode() in exported
+    done = zerda(home, "import", "copy", "-", stdin=exported)
+    assert done.returncode == 0, done.stderr
+    assert zerda(home, "export", "copy").stdout == exported.replace(b'"id": "s"', b'"id": "copy"')
