@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from bench import flat, langchain_history, suites, summaries
+from bench import flat, langchain_history, postgres, suites, summaries
 from bench.harness import Row, markdown
 
 HERE = Path(__file__).parent
@@ -43,6 +43,7 @@ def main(argv: list[str] | None = None) -> int:
                 "langchain history",
                 lambda: langchain_history.langchain_history(sizes, cache, work),
             ),
+            ("postgres", lambda: postgres.postgres(sizes, cache, work)),
             ("summaries", lambda: summaries.summaries(sizes)),
         ]
         for name, run in sections:
@@ -144,6 +145,7 @@ def targets(rows: list[Row]) -> list[dict[str, str]]:
     if disk and disk.zerda:
         check("disk at most 1.3x the message text", f"{disk.zerda:.2f}x", disk.zerda <= 1.3)
     _flat_targets(rows, check)
+    postgres.targets(rows, check)
     summaries.targets(rows, check)
     return found
 

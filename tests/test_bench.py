@@ -31,6 +31,7 @@ def test_quick_run_writes_every_section(tmp_path: Path) -> None:
         "tokens",
         "flat memory",
         "langchain history",
+        "postgres",
         "summaries",
     }
     summaries = [r for r in rows if r["section"] == "summaries"]

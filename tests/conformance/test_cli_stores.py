@@ -183,7 +183,8 @@ def test_copy_refuses_the_same_store_twice(home: Path) -> None:
 
 
 def test_copy_shows_progress_on_a_terminal(home: Path, postgres_url: str, pg: Store) -> None:
-    pexpect = pytest.importorskip("pexpect")
+    import pexpect
+
     files = SessionStore(home, fsync=False)
     files.add_memory("big", _many(3000))
     child = pexpect.spawn(

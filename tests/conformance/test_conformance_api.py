@@ -20,7 +20,13 @@ from zerda import (
     StoreError,
     Summary,
 )
-from zerda.memory import ConversationBufferMemory, ConversationBufferWindowMemory
+from zerda.memory import (
+    ConversationBufferMemory,
+    ConversationBufferWindowMemory,
+    ConversationSummaryBufferMemory,
+    ConversationSummaryMemory,
+    ConversationTokenBufferMemory,
+)
 from zerda.storebase import Store
 from zerda.tokens import count_tokens
 
@@ -392,3 +398,69 @@ def test_two_store_objects_see_each_others_writes(store: Store, other_store: Sto
     assert store.get_memory("s", lastn=2).messages[1].content == "the other"
     assert store.session_stats("s").messages == 6
     assert count_tokens("the other") == store.get_memory("s", lastn=1).messages[0].token_count
+
+
+ALL_MEMORIES = [
+    ConversationBufferMemory,
+    ConversationBufferWindowMemory,
+    ConversationTokenBufferMemory,
+    ConversationSummaryMemory,
+    ConversationSummaryBufferMemory,
+]
+
+
+@pytest.mark.parametrize("cls", ALL_MEMORIES)
+def test_every_memory_restores_from_the_store(cls: type, store: Store) -> None:
+    store.add_message("s", Message("system", "You are terse."))
+    live = cls(store=store, session_id="s")
+    for value in (42, {"k": [None, "v"]}, "text"):
+        live.save_context({"input": value}, {"output": value})
+    restored = cls(store=store, session_id="s")
+    if cls is not ConversationSummaryMemory:
+        assert restored.chat_memory[-1]["input"] == "text"
+        assert [t["output"] for t in restored.chat_memory][-3:-1] == [42, {"k": [None, "v"]}]
+    assert restored.context_messages()[0] == {"role": "system", "content": "You are terse."}
+
+
+TOOL_TURN: list[dict[str, Any]] = [
+    {"role": "user", "content": "Weather in Paris?"},
+    {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "weather", "arguments": "{}"}}
+        ],
+    },
+    {"role": "tool", "tool_call_id": "c1", "content": "18 C"},
+    {"role": "assistant", "content": "18 °C."},
+]
+
+
+def test_a_tool_call_exchange_comes_back_as_it_went_in(store: Store) -> None:
+    from zerda.formats.openai import from_openai, to_openai
+
+    store.append_turn("s", "Hi", "Hello.")
+    store.add_memory("s", Memory([from_openai(m) for m in TOOL_TURN]))
+    assert [to_openai(m) for m in store.get_memory("s", lastn=4).messages] == TOOL_TURN
+    memory = ConversationBufferWindowMemory(k=1, store=store, session_id="s")
+    assert memory.context_messages()[-4:] == TOOL_TURN
+    assert store.session_stats("s").turn_count == 2
+
+
+def test_the_langchain_history_works_on_the_store(store: Store) -> None:
+    from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+
+    from zerda.integrations.langchain import ZerdaChatMessageHistory
+
+    history = ZerdaChatMessageHistory("lc", store)
+    assert history.messages == []
+    sent = [
+        HumanMessage("hi"),
+        AIMessage("", tool_calls=[{"name": "w", "args": {}, "id": "c1"}]),
+        ToolMessage("sun", tool_call_id="c1"),
+        AIMessage("Sunny."),
+    ]
+    history.add_messages(sent)
+    assert ZerdaChatMessageHistory("lc", store).messages == sent
+    history.clear()
+    assert history.messages == [] and store.exists("lc")

@@ -82,9 +82,9 @@ class Server:
     """A pool of connections to one database, opened on first use and closed with `close`.
 
     Every connection is autocommit, with the time zone set to UTC; writes open their
-    own transactions. The first connection is made directly, so a bad URL, a server
-    that is down, a wrong password or a missing database is reported at once, with the
-    server's reason.
+    own transactions. When no connection comes within FIRST_WAIT, one made directly
+    says why (a bad URL, a server that is down, a wrong password, a missing database),
+    with the server's reason.
     """
 
     def __init__(self, url: str, *, min_size: int = 1, max_size: int = 8) -> None:
@@ -130,7 +130,7 @@ class Server:
         return conn
 
     def pool(self) -> ConnectionPool[Connection[tuple[Any, ...]]]:
-        """The pool, opened on first use after one direct connection proved the way."""
+        """The pool, opened on first use."""
         with self._lock:
             if self._pool is None:
                 from psycopg_pool import ConnectionPool
@@ -139,7 +139,6 @@ class Server:
                 # zerda reports a failure once, as its error. An application that sets up
                 # logging still gets them.
                 logging.getLogger("psycopg.pool").addHandler(logging.NullHandler())
-                self.connect().close()
                 self._pool = ConnectionPool(
                     self.url,
                     kwargs={"autocommit": True, **self._kwargs()},

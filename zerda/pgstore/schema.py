@@ -33,6 +33,10 @@ if TYPE_CHECKING:
 # The text a search looks in: the same expression in the index and in every query,
 # or the planner would not use the index.
 SEARCH_TEXT = 'coalesce(folded, lower(content COLLATE "C"))'
+SEARCH_INDEX = f"""
+    CREATE INDEX IF NOT EXISTS zerda_messages_search ON zerda_messages
+        USING gin (({SEARCH_TEXT}) gin_trgm_ops)
+"""
 # Taken by `migrate` for its transaction (any fixed number, unlikely to clash).
 MIGRATION_LOCK = 0x7A657264_61000001
 
@@ -94,10 +98,7 @@ MIGRATIONS = (
             CREATE INDEX zerda_messages_system ON zerda_messages (session_id, seq)
                 WHERE role_type = 'system'
             """,
-            f"""
-            CREATE INDEX zerda_messages_search ON zerda_messages
-                USING gin (({SEARCH_TEXT}) gin_trgm_ops)
-            """,
+            SEARCH_INDEX,
             """
             CREATE TABLE zerda_summaries (
                 session_id text COLLATE "C" PRIMARY KEY
@@ -117,11 +118,17 @@ LATEST = MIGRATIONS[-1].version
 
 
 def current_version(conn: Connection[tuple[Any, ...]]) -> int:
-    """The newest version applied to the database (0: none, the schema is not there)."""
-    found = conn.execute("SELECT to_regclass('zerda_schema') IS NOT NULL").fetchone()
-    if not found or not found[0]:
+    """The newest version applied to the database (0: none, the schema is not there).
+
+    One query when the schema is there (the common case); `conn` must be autocommit
+    or in a transaction that may fail (a missing table fails the statement).
+    """
+    from psycopg.errors import UndefinedTable
+
+    try:
+        row = conn.execute("SELECT coalesce(max(version), 0) FROM zerda_schema").fetchone()
+    except UndefinedTable:
         return 0
-    row = conn.execute("SELECT coalesce(max(version), 0) FROM zerda_schema").fetchone()
     return int(row[0]) if row else 0
 
 

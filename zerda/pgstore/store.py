@@ -105,7 +105,6 @@ _SET_SUMMARY = f"""
 _APPEND_WITH_SUMMARY = _APPEND.replace(
     "/*summary*/", f", summary AS ({_SET_SUMMARY.replace('/*source*/', 'FROM session')})"
 )
-_APPEND_ONLY = _APPEND
 _INSERT_AT = f"""
     INSERT INTO zerda_messages (session_id, seq, {_NAMES})
     SELECT %(id)s, %(start)s + m.ord, {", ".join(f"m.{n}" for n, _ in MESSAGE_FIELDS)}
@@ -407,7 +406,7 @@ class PostgresStore(Store):
             **_columns(stored),
         }
         if summary is None:
-            return _APPEND_ONLY, values
+            return _APPEND, values
         return _APPEND_WITH_SUMMARY, {**values, **rows.summary_params(summary)}
 
     def _merge(
