@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from zerda import SessionStore
+from zerda import Message, SessionStore
+from zerda.memory import ConversationSummaryBufferMemory, ConversationSummaryMemory
 
 ZERDA = str(Path(sys.executable).parent / "zerda")
 
@@ -111,7 +112,8 @@ LINE_NUMBER = """
 import sys
 import pytest
 
-from zerda import SessionStore
+from zerda import Message, SessionStore
+from zerda.memory import ConversationSummaryBufferMemory, ConversationSummaryMemory
 from zerda.errors import CorruptSessionError
 try:
     SessionStore(sys.argv[1]).get_memory("s", lastn=1)
@@ -130,3 +132,27 @@ def test_numbering_a_damaged_line_far_in_keeps_memory_flat(tmp_path: Path) -> No
         line = str(count + 2)  # the header, the messages, then the damaged line
         peaks.append(peak_kb(home, "-c", LINE_NUMBER, str(home), line))
     assert peaks[1] - peaks[0] < GROWTH_LIMIT_KB, peaks
+
+
+@pytest.mark.parametrize(
+    ("kind", "budget"), [("summary-buffer", 40), ("summary-buffer", 100_000), ("summary", 0)]
+)
+def test_a_summary_context_is_the_bound_memory_and_writes_nothing(
+    store: SessionStore, kind: str, budget: int
+) -> None:
+    store.add_message("s", Message("system", "Be brief."))
+    for n in range(12):
+        store.append_turn("s", f"Question {n}. Tell me more.", f"Answer {n}. Here is more.")
+    store.add_message("s", Message("user", "A last question with no reply yet."))
+    before = (store.sessions_dir / "s.jsonl").read_bytes()
+    args = ("context", "s", "--memory", kind, "--max-tokens", str(budget))
+    folded = run(store.home, *args, "--json")
+    assert folded.returncode == 0, folded.stderr
+    if kind == "summary":
+        expected = ConversationSummaryMemory(store=store, session_id="s")
+    else:
+        expected = ConversationSummaryBufferMemory(budget, store=store, session_id="s")
+    assert json.loads(folded.stdout) == expected.context_messages()
+    assert json.loads(folded.stdout)[0] == {"role": "system", "content": "Be brief."}
+    assert run(store.home, *args).stdout == expected.load_memory_variables({})["history"] + "\n"
+    assert (store.sessions_dir / "s.jsonl").read_bytes() == before

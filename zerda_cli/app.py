@@ -339,8 +339,7 @@ def search(
     """Messages containing QUERY (any case), with session, time and role."""
     if not query:
         raise usage_error("the query is empty")
-    hits = list(open_store(home, location).search(query, session))
-    render.search(hits, query, as_json)
+    render.search(open_store(home, location).search(query, session), query, as_json)
 
 
 @app.command()
