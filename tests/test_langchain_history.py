@@ -539,7 +539,7 @@ def test_summary_memory_persists_its_summary(store: SessionStore) -> None:
     the memory no longer holds verbatim is made and stored when the history is read."""
     messages = conversation(6)
     ZerdaChatMessageHistory("s", store).add_messages(messages)
-    history = ZerdaChatMessageHistory("s", store, memory="summary:12")
+    history = ZerdaChatMessageHistory("s", store, memory="summary:60")  # too small for all
     read = history.messages
     assert read[0] == messages[0]
     assert isinstance(read[1], SystemMessage)

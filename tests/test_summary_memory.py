@@ -161,6 +161,34 @@ def test_a_session_without_summary_is_folded_when_the_memory_is_made(store: Sess
     assert store.get_summary("s") is None  # nothing written until a save
 
 
+def test_catching_up_with_a_long_session_streams_it_in_batches(
+    store: SessionStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from zerda.memory import summary as module
+
+    for n in range(module.TAIL_TURNS + 200):
+        store.append_turn("s", f"Question {n}?", f"Answer {n}.")
+    folds: list[int] = []
+
+    def counting(previous: str, new_turns: Sequence[Turn]) -> str:
+        folds.append(len(new_turns))
+        return previous
+
+    memory = ConversationSummaryMemory(counting, store=store, session_id="s")
+    assert sum(folds) == memory.summary_turns == module.TAIL_TURNS + 200
+    assert max(folds) == module.FOLD_BATCH
+
+
+def test_the_buffer_holds_the_newest_turn_a_stored_summary_covers(store: SessionStore) -> None:
+    for n in range(30):
+        store.append_turn("s", f"Question {n}?", f"Answer {n}.")
+    store.set_summary("s", summarize_session(store, "s"))  # covers all 30, as zerda summarize
+    memory = ConversationSummaryBufferMemory(max_token_limit=200, store=store, session_id="s")
+    assert memory.chat_memory[-1]["input"] == "Question 29?"
+    assert memory.summary_turns + len(memory.chat_memory) == 30
+    assert count_tokens(memory.load_memory_variables({})["history"]) <= 200
+
+
 def test_a_summary_covering_undone_turns_is_made_again(store: SessionStore) -> None:
     fill(ConversationSummaryMemory(joining, store=store, session_id="s"), 3)
     store.delete_last_turn("s")

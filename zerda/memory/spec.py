@@ -15,7 +15,6 @@ from zerda.memory.base import BaseMemory
 from zerda.memory.buffer import ConversationBufferMemory
 from zerda.memory.summary import ConversationSummaryBufferMemory
 from zerda.memory.token_buffer import ConversationTokenBufferMemory
-from zerda.memory.turns import turns_from_messages
 from zerda.memory.window import ConversationBufferWindowMemory
 from zerda.storebase import Store
 
@@ -84,15 +83,7 @@ def _resummarized(memory: ConversationSummaryBufferMemory) -> ConversationSummar
 
     The stored summary can lag the file: /undo and /retry rewrite the last turns, and
     a session written by other memories (or by a LangChain history) has none. It is
-    recomputed from the turns (offline and deterministic) and stored only when it differs.
+    made again from the turns (`resummarize`) and stored only when it differs.
     """
-    store, session_id = memory.store, memory.session_id
-    if store is None or session_id is None or not store.exists(session_id):
-        return memory
-    turns = turns_from_messages(store.iter_messages(session_id))
-    older = turns[: len(turns) - len(memory.chat_memory)]
-    summary = memory.summarizer("", older) if older else ""
-    if summary != memory.summary:
-        store.set_summary(session_id, summary)
-        memory.summary = summary
+    memory.resummarize()
     return memory

@@ -54,6 +54,7 @@ _ABBREVIATIONS = re.compile(r"\b(Mr|Mrs|Ms|Dr|Prof|St|vs|etc|e\.g|i\.e|approx|No
 _PROTECTED_DOT = "\u2024"  # ONE DOT LEADER: stands in for an abbreviation's dot while splitting
 _CLOSERS = "\"'\u201d\u2019)]"  # quotes and brackets that may follow a sentence's end
 _SENTENCE_END = re.compile(rf"(?<=[.!?…])[{re.escape(_CLOSERS)}]*\s+")
+_ENDED = re.compile(rf"[.!?…][{re.escape(_CLOSERS)}]*$")
 _LIST_MARK = re.compile(r"^\s*(?:[-*•>]+|\d{1,3}[.)])\s+")
 _BULLET = re.compile(r"^- (?:(user|assistant): )?(.*)$")
 _WORD = re.compile(r"[^\W_]+(?:['\u2019.,:/-][^\W_]+)*")
@@ -330,11 +331,12 @@ def _repeats(sentence: _Sentence, kept: list[_Sentence], seen_texts: set[str]) -
 
 
 def _render(kept: list[_Sentence]) -> str:
-    """Kept sentences in their order; a run of one speaker's sentences on one line."""
+    """Kept sentences in their order; a run of one speaker's sentences on one line (a
+    sentence without an end mark closes its line, so it is read back as it was)."""
     lines: list[str] = []
     current: str | None = ""
     for sentence in sorted(kept, key=lambda s: s.order):
-        if lines and sentence.speaker == current:
+        if lines and sentence.speaker == current and _ENDED.search(lines[-1]):
             lines[-1] += " " + sentence.text
             continue
         current = sentence.speaker
