@@ -98,13 +98,26 @@ SMALL, BIG = 2_000, 100_000  # a 1 MB and a 45 MB session
 GROWTH_LIMIT_KB = 16_000  # holding every hit of the big one costs over 100 MB
 
 
+# `zerda` with the search split between two processes whatever the file's size.
+SPLIT_SEARCH = """
+import sys
+from zerda import search
+search.PARALLEL_MIN, search._can_fork = 0, lambda: True
+from zerda_cli.__main__ import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
 @pytest.mark.parametrize("output", [[], ["--json"]])
-def test_search_memory_does_not_grow_with_the_hits(tmp_path: Path, output: list[str]) -> None:
+@pytest.mark.parametrize("zerda", [["-m", "zerda_cli"], ["-c", SPLIT_SEARCH]], ids=["one", "split"])
+def test_search_memory_does_not_grow_with_the_hits(
+    tmp_path: Path, output: list[str], zerda: list[str]
+) -> None:
     peaks = []
     for count in (SMALL, BIG):
         home = tmp_path / str(count)
         write_session(home, "s", count)
-        peaks.append(peak_kb(home, "-m", "zerda_cli", "search", "needle", *output))
+        peaks.append(peak_kb(home, *zerda, "search", "needle", *output))
     assert peaks[1] - peaks[0] < GROWTH_LIMIT_KB, peaks
 
 

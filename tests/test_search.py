@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import random
 import sys
 import warnings
@@ -75,15 +76,27 @@ def test_same_messages_as_a_full_decode(home: Path, chunk: int, count_on_write: 
         assert _found(store, "s", needle) == _expected(store, "s", needle), needle
 
 
-@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="needs fork")
-@pytest.mark.parametrize("handoff", [0, 1 << 20], ids=["child-gives-up", "child-hands-over"])
+def _dies_mid_entry(fd: int, start: int, stop: int, finder: search.LineFinder, send: int) -> None:
+    """A helper killed while handing over its second line: one whole entry, then half one."""
+    with os.fdopen(send, "wb") as out:
+        for sent, (offset, line) in enumerate(search._scan(fd, start, stop, finder)):
+            entry = search._ENTRY.pack(offset, len(line)) + line
+            out.write(entry if sent == 0 else entry[: len(entry) // 2])
+            if sent == 1:
+                break
+    os._exit(9)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+@pytest.mark.parametrize("dies", [False, True], ids=["child-hands-over", "child-dies"])
 def test_two_process_split_finds_the_same(
-    store: SessionStore, chunk: int, handoff: int, monkeypatch: pytest.MonkeyPatch
+    store: SessionStore, chunk: int, dies: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _build(store, seed=7, count=120)
     monkeypatch.setattr(search, "PARALLEL_MIN", 0)
-    monkeypatch.setattr(search, "HANDOFF_MAX", handoff)
     monkeypatch.setattr(search, "_can_fork", lambda: True)
+    if dies:
+        monkeypatch.setattr(search, "_scan_for_parent", _dies_mid_entry)
     for needle in ["zebrafish", "ss", "fi", "the", "café"]:
         assert _found(store, "s", needle) == _expected(store, "s", needle), needle
 

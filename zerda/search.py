@@ -23,9 +23,6 @@ FOLDS_TO_ASCII = (
 )
 # Files at least this big are scanned in two processes when two cores are free.
 PARALLEL_MIN = 64 << 20
-# A helper process gives up (and its half is scanned here) past this many bytes of
-# lines, so a needle found on most lines never holds half the file in memory.
-HANDOFF_MAX = 32 << 20
 _ASCII = bytes(range(128))
 _TOKENS_MARK = f'"{TOKENS}"'.encode()
 Pattern = re.Pattern[bytes]
@@ -165,7 +162,9 @@ def candidate_lines(fd: int, end: int, finder: LineFinder) -> Iterator[tuple[int
     """(offset, line) of each line `finder` keeps in bytes [0, end) of `fd`, in file order.
 
     A big file is split at a line start: a forked process scans the second half
-    while this one scans the first, then hands its lines over through a pipe.
+    while this one scans the first, then hands its lines over through a pipe as this
+    one reads them (the pipe's buffer is all that waits there, however many lines
+    match). Should the helper die, this one scans on from its last line.
     """
     mid = _line_start(fd, end // 2, end)
     if end < PARALLEL_MIN or mid >= end or not _can_fork():
@@ -177,16 +176,21 @@ def candidate_lines(fd: int, end: int, finder: LineFinder) -> Iterator[tuple[int
         os.close(receive)
         _scan_for_parent(fd, mid, end, finder, send)
     os.close(send)
-    handed: list[tuple[int, bytes]] | None = None
+    status = None
     try:
         yield from _scan(fd, 0, mid, finder)
-        handed = _received(receive)
+        resume = mid
+        for offset, line in _received(receive):
+            yield offset, line
+            resume = offset + len(line) + 1
+        status = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
     finally:
         os.close(receive)
-        if handed is None:
+        if status is None:  # the reader stopped early: the helper may be waiting to write
             os.kill(pid, signal.SIGKILL)
-        _, status = os.waitpid(pid, 0)
-    yield from handed if os.waitstatus_to_exitcode(status) == 0 else _scan(fd, mid, end, finder)
+            os.waitpid(pid, 0)
+    if status != 0:
+        yield from _scan(fd, resume, end, finder)
 
 
 def _can_fork() -> bool:
@@ -228,30 +232,23 @@ def _scan(fd: int, start: int, stop: int, finder: LineFinder) -> Iterator[tuple[
 
 
 def _scan_for_parent(fd: int, start: int, stop: int, finder: LineFinder, send: int) -> None:
-    """In the forked process: send the kept lines, then exit (1 if it gave up)."""
+    """In the forked process: send each kept line as it is found, then exit (0: all sent)."""
     code = 1
     try:
         with os.fdopen(send, "wb") as out:
-            total = 0
             for offset, line in _scan(fd, start, stop, finder):
-                total += len(line)
-                if total > HANDOFF_MAX:
-                    break
                 out.write(_ENTRY.pack(offset, len(line)) + line)
-            else:
-                code = 0
+        code = 0
     finally:
         os._exit(code)
 
 
-def _received(receive: int) -> list[tuple[int, bytes]]:
+def _received(receive: int) -> Iterator[tuple[int, bytes]]:
+    """The (offset, line) entries the helper sends, as they come; a cut entry ends them."""
     with os.fdopen(receive, "rb", closefd=False) as handle:
-        data = handle.read()
-    lines = []
-    at = 0
-    while at < len(data):
-        offset, length = _ENTRY.unpack_from(data, at)
-        at += _ENTRY.size
-        lines.append((offset, data[at : at + length]))
-        at += length
-    return lines
+        while len(head := handle.read(_ENTRY.size)) == _ENTRY.size:
+            offset, length = _ENTRY.unpack(head)
+            line = handle.read(length)
+            if len(line) < length:
+                return
+            yield offset, line
