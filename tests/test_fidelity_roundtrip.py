@@ -154,3 +154,42 @@ def test_add_keeps_any_role(home: Path, store: SessionStore) -> None:
         ("narrator", "norole"),
         ("system", "system"),
     ]
+
+
+def test_a_raw_session_file_imports_without_its_file_fields(
+    home: Path, store: SessionStore
+) -> None:
+    store.append_turn("s1", "hello", "hi")
+    store.add_message("s1", Message("Alice", "yo"))
+    raw = store.sessions_dir / "s1.jsonl"
+    zerda(home, "import", "s2", str(raw))
+    exported = zerda(home, "export", "s2").stdout.decode().splitlines()
+    for line in exported[1:]:
+        assert "extra" not in json.loads(line), line  # no tally or pointers taken as data
+    assert [m.content for m in store.iter_messages("s2")] == ["hello", "hi", "yo"]
+
+
+def test_an_import_that_cannot_be_stored_leaves_no_session(home: Path, store: SessionStore) -> None:
+    bad = (
+        '{"type":"session","id":"x","user_id":"alice"}\n'
+        '{"role":"user","content":"x","metadata":{"score":NaN}}\n'
+    )
+    env = {**os.environ, "ZERDA_HOME": str(home)}
+    done = subprocess.run(
+        [ZERDA, "import", "nan", "-"], input=bad.encode(), capture_output=True, env=env, check=False
+    )
+    assert done.returncode == 1 and done.stderr.count(b"\n") == 1, done.stderr
+    assert not store.exists("nan")
+
+
+def test_uuids_json_would_escape_are_refused_and_upserts_find_every_stored_uuid(
+    store: SessionStore,
+) -> None:
+    from zerda import InvalidMessageError
+
+    for unsafe in ('a"b', "back\\slash", "tab\tx"):
+        with pytest.raises(InvalidMessageError):
+            Message("user", "v1", uuid=unsafe)
+    store.add_message("s", Message("user", "v1", uuid="plain-1"))
+    store.add_message("s", Message("user", "v2", uuid="plain-1"))
+    assert [(m.uuid, m.content) for m in store.iter_messages("s")] == [("plain-1", "v2")]

@@ -30,6 +30,8 @@ MAX_ROLE_LENGTH = 256
 # Control characters (C0, DEL, C1) and lone surrogates: never part of a role.
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
 _ROLE_TYPE_SET = frozenset(ROLE_TYPES)
+# Characters JSON escapes: a uuid holding one could not be found in a file's raw bytes.
+_UUID_UNSAFE = re.compile(r'["\\\x00-\x1f\x7f-\x9f]')
 
 
 def utc_now() -> datetime:
@@ -113,12 +115,25 @@ def _check_dict(value: Any, what: str) -> dict[str, Any]:
 
 
 def _check_stamps(uuid: Any, created_at: Any, token_count: Any, what: str) -> None:
-    if uuid is not None and (not isinstance(uuid, str) or not uuid):
-        raise InvalidMessageError(f"{what} uuid must be a non-empty string")
-    if created_at is not None and not isinstance(created_at, datetime):
-        raise InvalidMessageError(f"{what} created_at must be a datetime")
+    if uuid is not None and (not isinstance(uuid, str) or not uuid or _UUID_UNSAFE.search(uuid)):
+        raise InvalidMessageError(
+            f"{what} uuid must be a non-empty string without quotes, backslashes or controls"
+        )
+    if created_at is not None:
+        _check_time(created_at, what)
     if token_count is not None and (type(token_count) is not int or token_count < 0):
         raise InvalidMessageError(f"{what} token_count must be a non-negative integer")
+
+
+def _check_time(created_at: Any, what: str) -> None:
+    """Refuse what is not a datetime, or one that cannot be written in UTC (year 1 at +01:00)."""
+    if not isinstance(created_at, datetime):
+        raise InvalidMessageError(f"{what} created_at must be a datetime")
+    if created_at.tzinfo is not UTC:
+        try:
+            created_at.astimezone(UTC)
+        except OverflowError:
+            raise InvalidMessageError(f"{what} created_at is out of range in UTC") from None
 
 
 def _time_or_none(value: Any) -> datetime | None:

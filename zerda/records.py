@@ -30,7 +30,10 @@ Pointers = dict[str, int | None]
 
 def dumps(record: dict[str, Any]) -> bytes:
     """One record as a UTF-8 line. Non-ASCII stays raw; control characters are escaped."""
-    return json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+    return (
+        json.dumps(record, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+        + b"\n"
+    )
 
 
 def check_storable(records: list[dict[str, Any]]) -> None:

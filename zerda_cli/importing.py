@@ -29,12 +29,15 @@ from typing import IO, Any
 from zerda.errors import InvalidMessageError
 from zerda.formats.openai import from_openai
 from zerda.messages import Message, Session, Summary
-from zerda.records import check_storable
+from zerda.records import POINTERS, check_storable
 from zerda.rewrites import UuidSet
+from zerda.tally import TALLY
 from zerda_cli.inputs import InputError
 
 # Records of a raw session file that carry nothing to import.
 SKIPPED_RECORDS = frozenset({"session_update", "tokens"})
+# What the last record of a write in a session file carries besides its own fields.
+FILE_FIELDS = frozenset({*POINTERS.values(), TALLY})
 WINDOW = 1 << 20  # bytes read at a time on a pass
 PEEK = 1 << 12  # bytes read first to fetch one message alone (more as it needs)
 _SPACE = re.compile(r"[ \t\n\r]*")
@@ -193,7 +196,7 @@ def _decoded(item: Item) -> Message | Session | Summary | None:
     kind = value.get("type")
     try:
         found = _taken(value, kind, item)
-        if found is not None and item.escapes:  # a lone surrogate cannot be stored
+        if found is not None:  # refused now, before anything is written (NaN, surrogates)
             check_storable([{"type": kind or "message", **found.to_dict()}])
     except (InvalidMessageError, TypeError, ValueError, OverflowError) as exc:
         raise InputError(f"{item.where}: {exc}") from None
@@ -207,7 +210,9 @@ def _taken(value: dict[str, Any], kind: Any, item: Item) -> Message | Session | 
         return Session.from_dict(value)
     if item.records and kind == "summary":
         return Summary.coerce({k: v for k, v in value.items() if k != "type"})
-    if kind in (None, "message"):
+    if kind == "message":  # a raw session file's record: its pointers and totals are not data
+        return from_openai({k: v for k, v in value.items() if k not in FILE_FIELDS})
+    if kind is None:
         return from_openai(value)
     raise InputError(f"{item.where}: unknown record type {kind!r}")
 

@@ -123,6 +123,11 @@ class _SummaryMixin(BaseMemory):
         self.summary_turn_tokens = covered
         return self.summary_value()
 
+    def _made_by_us(self, stored: Summary) -> bool:
+        """True when `stored` was made by this memory's kind of summarizer."""
+        name = describe(self.summarizer).get("summarizer")
+        return bool(name) and stored.metadata.get("summarizer") == name
+
     def summary_value(self) -> Summary:
         """The summary as stored: its text and what made it and covers (`metadata`)."""
         with self._lock:
@@ -181,17 +186,17 @@ class _SummaryMixin(BaseMemory):
             store, session_id = self.store, self.session_id
             if store is None or session_id is None or not store.exists(session_id):
                 return None
+            stored = store.get_summary(session_id)
+            if stored is not None and not self._made_by_us(stored):
+                return stored  # imported, or made by a model: never replaced by a read
             total = store.session_stats(session_id).turn_count
             state = self._derived_state()
             self.summary, self.summary_turns, self.summary_turn_tokens = "", 0, 0
             try:
                 self._catch_up(store, session_id, total - len(self.chat_memory), total)
                 value = self.summary_value()
-                stored = store.get_summary(session_id)
-                if stored is None or (stored.content, stored.metadata) != (
-                    value.content,
-                    value.metadata,
-                ):
+                current = None if stored is None else (stored.content, stored.metadata)
+                if value.content and current != (value.content, value.metadata):
                     store.set_summary(session_id, value)
             except BaseException:
                 self.summary, self.summary_turns, self.summary_turn_tokens = state
