@@ -16,7 +16,6 @@ from zerda.errors import (
     ZerdaWarning,
 )
 from zerda.messages import Memory, Message, Session, Summary
-from zerda.pgstore import PostgresStore
 from zerda.stats import SessionStats
 from zerda.store import SessionStore
 from zerda.storebase import Store
@@ -56,3 +55,12 @@ __all__ = [
     "get_counter",
     "open_store",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """`PostgresStore` loads with its module on first use: `import zerda` stays light."""
+    if name == "PostgresStore":
+        from zerda.pgstore import PostgresStore
+
+        return PostgresStore
+    raise AttributeError(f"module 'zerda' has no attribute {name!r}")

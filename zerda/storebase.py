@@ -8,17 +8,26 @@ Everything above the store (memory classes, the command, the REPL) is written ag
 
 from __future__ import annotations
 
-import asyncio
 from abc import ABC, abstractmethod
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from zerda.messages import Memory, Message, Session, Summary
 
 if TYPE_CHECKING:
     from zerda.rewrites import MessageSource
     from zerda.stats import SessionStats
+
+
+T = TypeVar("T")
+
+
+async def _in_thread(call: Callable[..., T], *args: Any) -> T:
+    """`call(*args)` in a worker thread; asyncio loads only when an async twin is used."""
+    import asyncio
+
+    return await asyncio.to_thread(call, *args)
 
 
 class Store(ABC):
@@ -171,56 +180,56 @@ class Store(ABC):
 
     async def aadd_memory(self, session_id: str, memory: Memory) -> list[Message]:
         """`add_memory` in a worker thread."""
-        return await asyncio.to_thread(self.add_memory, session_id, memory)
+        return await _in_thread(self.add_memory, session_id, memory)
 
     async def aadd_message(self, session_id: str, message: Message) -> Message:
         """`add_message` in a worker thread."""
-        return await asyncio.to_thread(self.add_message, session_id, message)
+        return await _in_thread(self.add_message, session_id, message)
 
     async def aget_memory(self, session_id: str, lastn: int | None = None) -> Memory:
         """`get_memory` in a worker thread."""
-        return await asyncio.to_thread(self.get_memory, session_id, lastn)
+        return await _in_thread(self.get_memory, session_id, lastn)
 
     async def aget_summary(self, session_id: str) -> Summary | None:
         """`get_summary` in a worker thread."""
-        return await asyncio.to_thread(self.get_summary, session_id)
+        return await _in_thread(self.get_summary, session_id)
 
     async def aset_summary(self, session_id: str, summary: Summary | str) -> Summary:
         """`set_summary` in a worker thread."""
-        return await asyncio.to_thread(self.set_summary, session_id, summary)
+        return await _in_thread(self.set_summary, session_id, summary)
 
     async def acreate_session(
         self, session_id: str, user_id: str | None = None, metadata: dict[str, Any] | None = None
     ) -> Session:
         """`create_session` in a worker thread."""
-        return await asyncio.to_thread(self.create_session, session_id, user_id, metadata)
+        return await _in_thread(self.create_session, session_id, user_id, metadata)
 
     async def aupdate_session(
         self, session_id: str, user_id: str | None = None, metadata: dict[str, Any] | None = None
     ) -> Session:
         """`update_session` in a worker thread."""
-        return await asyncio.to_thread(self.update_session, session_id, user_id, metadata)
+        return await _in_thread(self.update_session, session_id, user_id, metadata)
 
     async def aget_session(self, session_id: str) -> Session:
         """`get_session` in a worker thread."""
-        return await asyncio.to_thread(self.get_session, session_id)
+        return await _in_thread(self.get_session, session_id)
 
     async def adelete_session(self, session_id: str) -> None:
         """`delete_session` in a worker thread."""
-        await asyncio.to_thread(self.delete_session, session_id)
+        await _in_thread(self.delete_session, session_id)
 
     async def alist_sessions(self) -> list[SessionStats]:
         """`list_sessions` in a worker thread."""
-        return await asyncio.to_thread(self.list_sessions)
+        return await _in_thread(self.list_sessions)
 
     async def asession_stats(self, session_id: str) -> SessionStats:
         """`session_stats` in a worker thread."""
-        return await asyncio.to_thread(self.session_stats, session_id)
+        return await _in_thread(self.session_stats, session_id)
 
     async def asearch(self, query: str, session_id: str | None = None) -> list[tuple[str, Message]]:
         """Every hit of `search`, gathered in a worker thread."""
-        return await asyncio.to_thread(lambda: list(self.search(query, session_id)))
+        return await _in_thread(lambda: list(self.search(query, session_id)))
 
     async def aclear(self, session_id: str) -> None:
         """`clear` in a worker thread."""
-        await asyncio.to_thread(self.clear, session_id)
+        await _in_thread(self.clear, session_id)

@@ -169,7 +169,10 @@ def test_copy_reports_a_session_it_cannot_copy_and_goes_on(
 ) -> None:
     files = SessionStore(home, fsync=False)
     files.append_turn("good", "q", "a")
-    files.add_message("bad", Message("user", "x", {"v": float("nan")}))  # no JSON for it
+    # zerda writes no NaN, but a file written by hand may hold one, which JSON has no form for.
+    files.add_message("bad", Message("user", "x", {"v": 1.5}))
+    path = files.sessions_dir / "bad.jsonl"
+    path.write_bytes(path.read_bytes().replace(b'{"v":1.5}', b'{"v":NaN}'))
     done = zerda("copy", "--from", str(home), "--to", postgres_url)
     assert done.returncode == 1
     assert "error: session bad: cannot store this message's metadata" in done.stderr
@@ -233,7 +236,7 @@ def test_zerda_chat_stays_up_while_the_server_is_away(own_server: Any, home: Pat
     say("second")
     error = chat.stderr.readline()
     assert error.startswith("error: ") and f"PostgreSQL at {url}: " in error, error
-    assert "not recorded" in error and "Connection refused" in error
+    assert "not recorded" in error  # the server went away under it, or refused it
     own_server.server.start()
     say("third")
     assert '"input": "third"' in chat.stdout.readline()
