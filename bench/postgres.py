@@ -11,6 +11,7 @@ benchmarks write their files), and kept with the server in the cache directory.
 
 from __future__ import annotations
 
+import functools
 import json
 import shutil
 import tempfile
@@ -78,9 +79,9 @@ def _measure(url: str, sizes: Sizes) -> list[Row]:
     try:
         for count in sizes.read_sizes:
             _load(store, peer, count)
-        for count in sizes.read_sizes:
-            rows += _appends(store, peer, count, sizes.append_rounds)
-            rows += _reads(store, peer, count, sizes)
+        _settle(store)
+        rows += _appends(store, peer, sizes.read_sizes, sizes.append_rounds)
+        rows += _reads(store, peer, sizes)
         largest = sizes.read_sizes[-1]
         rows += _stats(store, peer, largest, sizes.read_rounds)
         rows += _search(store, peer, sum(sizes.read_sizes), sizes.scan_runs)
@@ -139,6 +140,14 @@ def _messages(count: int) -> Iterator[Any]:
         )
 
 
+def _settle(store: Any) -> None:
+    """Vacuum, analyze and checkpoint, so what a load left to do in the background
+    (autovacuum, a checkpoint) does not land inside the timings."""
+    with store.server.connection() as conn:
+        conn.execute("VACUUM ANALYZE")
+        conn.execute("CHECKPOINT")
+
+
 def _load_zerda(store: Any, sid: str, count: int) -> None:
     """COPY the messages into zerda_messages (rows as the store makes them), then count
     the session's running totals once (`compact`)."""
@@ -191,26 +200,31 @@ def _peer_count(peer: Any, count: int) -> int:
 # -- measuring ------------------------------------------------------------------------
 
 
-def _appends(store: Any, peer: Any, count: int, rounds: int) -> list[Row]:
-    """A turn appended to the session of `count` messages; the turns are removed after."""
-    sid = f"m{count}"
-    sides: dict[str, Callable[[], object]] = {
-        "zerda": lambda: store.append_turn(sid, "one more question", "one more answer")
-    }
-    if peer is not None:
-        sides["peer"] = _peer_adder(peer, count)
+def _appends(store: Any, peer: Any, counts: tuple[int, ...], rounds: int) -> list[Row]:
+    """A turn appended to the session of each size, all sizes and both sides in the same
+    rounds (so a drift of the machine's disk lands on all alike); the turns go after."""
+    sides: dict[str, Callable[[], object]] = {}
+    for count in counts:
+        sid = f"m{count}"
+        sides[f"zerda {count}"] = functools.partial(
+            store.append_turn, sid, "one more question", "one more answer"
+        )
+        if peer is not None:
+            sides[f"peer {count}"] = _peer_adder(peer, count)
     times = _rounds(sides, rounds)
-    _trim(store, peer, count, rounds)
+    for count in counts:
+        _trim(store, peer, count, rounds)
     return [
         Row(
             SECTION,
             f"{count:,} msgs: append a turn (append_turn vs add_messages)",
             "ms",
-            median_ms(times["zerda"]),
-            median_ms(times["peer"]) if peer is not None else None,
+            median_ms(times[f"zerda {count}"]),
+            median_ms(times[f"peer {count}"]) if peer is not None else None,
             PEER if peer is not None else "",
             "" if peer is not None else NOT_INSTALLED,
         )
+        for count in counts
     ]
 
 
@@ -252,44 +266,59 @@ def _trim(store: Any, peer: Any, count: int, rounds: int) -> None:
         peer.commit()
 
 
-def _reads(store: Any, peer: Any, count: int, sizes: Sizes) -> list[Row]:
-    """The last 10 turns: zerda's window memory and get_memory vs the peer's messages."""
+def _reads(store: Any, peer: Any, sizes: Sizes) -> list[Row]:
+    """The last 10 turns: zerda's window memory and get_memory vs the peer's messages.
+
+    zerda's reads of every size run in the same rounds; the peer's, thousands of times
+    slower, run in rounds of their own after, so the garbage of a 100,000-message read
+    is never collected inside one of zerda's.
+    """
+    sides: dict[str, Callable[[], object]] = {}
+    for count in sizes.read_sizes:
+        sides[f"window {count}"] = functools.partial(_window, store, f"m{count}")
+        sides[f"get_memory {count}"] = functools.partial(store.get_memory, f"m{count}", lastn=20)
+    times = interleaved(sides, sizes.read_rounds)
+    if peer is not None:
+        readers = {
+            f"peer {count}": _peer_reader(peer, count)
+            for count in sizes.read_sizes
+            if count <= sizes.peer_read_limit
+        }
+        times.update(interleaved(readers, sizes.read_rounds))
+    rows = []
+    for count in sizes.read_sizes:
+        peer_ms = median_ms(times[f"peer {count}"]) if f"peer {count}" in times else None
+        note = NOT_INSTALLED if peer is None else ("" if peer_ms else "not run: reads every row")
+        rows += [
+            Row(
+                SECTION,
+                f"{count:,} msgs: last 10 turns, {label}",
+                "ms",
+                median_ms(times[f"{name} {count}"]),
+                peer_ms,
+                f"{PEER}.messages[-20:]" if peer_ms else "",
+                note,
+            )
+            for name, label in (
+                ("window", "window memory k=10"),
+                ("get_memory", "get_memory(lastn=20)"),
+            )
+        ]
+    return rows
+
+
+def _window(store: Any, session_id: str) -> object:
     from zerda.memory import ConversationBufferWindowMemory
 
-    sid = f"m{count}"
+    memory = ConversationBufferWindowMemory(k=10, store=store, session_id=session_id)
+    return memory.load_memory_variables({})
 
-    def window() -> object:
-        memory = ConversationBufferWindowMemory(k=10, store=store, session_id=sid)
-        return memory.load_memory_variables({})
 
-    sides: dict[str, Callable[[], object]] = {
-        "window": window,
-        "get_memory": lambda: store.get_memory(sid, lastn=20),
-    }
-    peer_here = peer is not None and count <= sizes.peer_read_limit
-    if peer_here:
-        from langchain_postgres import PostgresChatMessageHistory
+def _peer_reader(peer: Any, count: int) -> Callable[[], object]:
+    from langchain_postgres import PostgresChatMessageHistory
 
-        history = PostgresChatMessageHistory(PEER_TABLE, _peer_session(count), sync_connection=peer)
-        sides["peer"] = lambda: history.messages[-20:]
-    times = interleaved(sides, sizes.read_rounds)
-    peer_ms = median_ms(times["peer"]) if peer_here else None
-    note = NOT_INSTALLED if peer is None else ("" if peer_here else "not run: reads every row")
-    return [
-        Row(
-            SECTION,
-            f"{count:,} msgs: last 10 turns, {label}",
-            "ms",
-            median_ms(times[name]),
-            peer_ms,
-            f"{PEER}.messages[-20:]" if peer_ms else "",
-            note,
-        )
-        for name, label in (
-            ("window", "window memory k=10"),
-            ("get_memory", "get_memory(lastn=20)"),
-        )
-    ]
+    history = PostgresChatMessageHistory(PEER_TABLE, _peer_session(count), sync_connection=peer)
+    return lambda: history.messages[-20:]
 
 
 def _stats(store: Any, peer: Any, count: int, rounds: int) -> list[Row]:

@@ -15,9 +15,11 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import threading
 import uuid as uuidlib
 from collections.abc import Iterator
 from pathlib import Path
+from typing import IO
 
 import pytest
 
@@ -248,10 +250,29 @@ def finish(proc: subprocess.Popen[str], timeout: float = 600) -> tuple[str, str]
     assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
     if not proc.stdin.closed:
         proc.stdin.close()
-    rest = proc.stdout.read()
-    errors = proc.stderr.read()
+    found: list[str] = []
+    reader = threading.Thread(
+        target=lambda: found.extend([proc.stdout.read(), proc.stderr.read()]),  # type: ignore[union-attr]
+        daemon=True,
+    )
+    reader.start()
+    reader.join(timeout)
+    if len(found) < 2:
+        proc.kill()
+        pytest.fail(f"{proc.args!r} did not end within {timeout:g} s")
     proc.wait(timeout=timeout)
-    return rest, errors
+    return found[0], found[1]
+
+
+def line_within(stream: IO[str], seconds: float = 120) -> str:
+    """The next line of `stream`; the test fails, rather than hangs, if none comes."""
+    found: list[str] = []
+    reader = threading.Thread(target=lambda: found.append(stream.readline()), daemon=True)
+    reader.start()
+    reader.join(seconds)
+    if not found:
+        pytest.fail(f"no line came within {seconds:g} s")
+    return found[0]
 
 
 def go(procs: list[subprocess.Popen[str]]) -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import Throwaway, line_within
 
 from zerda import Memory, Message, SessionStore, open_store
 from zerda.storebase import Store
@@ -206,8 +207,6 @@ def _many(n: int) -> Memory:
 @pytest.fixture(scope="module")
 def own_server() -> Any:
     """A server of this module's own, to stop and start."""
-    from conftest import Throwaway
-
     server = Throwaway()
     yield server
     server.close()
@@ -231,15 +230,15 @@ def test_zerda_chat_stays_up_while_the_server_is_away(own_server: Any, home: Pat
         chat.stdin.flush()
 
     say("first")
-    assert '"input": "first"' in chat.stdout.readline()
+    assert '"input": "first"' in line_within(chat.stdout)
     own_server.server.stop()
     say("second")
-    error = chat.stderr.readline()
+    error = line_within(chat.stderr)
     assert error.startswith("error: ") and f"PostgreSQL at {url}: " in error, error
     assert "not recorded" in error  # the server went away under it, or refused it
     own_server.server.start()
     say("third")
-    assert '"input": "third"' in chat.stdout.readline()
+    assert '"input": "third"' in line_within(chat.stdout)
     chat.stdin.close()
     assert chat.wait(timeout=60) == 1  # a line failed
     store = open_store(url)

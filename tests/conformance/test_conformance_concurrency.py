@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 import pytest
-from conftest import finish, go, start_python
+from conftest import finish, go, line_within, start_python
 
 from zerda.messages import Message
 from zerda.stats import collect_stats
@@ -117,7 +117,7 @@ def test_racing_retries_replace_the_turn_once(store: Store, location: str) -> No
     store.append_turn("s", "q", "first answer")
     procs = [start_python(RETRIER, location, str(n)) for n in range(4)]
     for proc in procs:  # every one has read the last turn before any retries
-        assert proc.stdout is not None and proc.stdout.readline() == "ready\n"
+        assert proc.stdout is not None and line_within(proc.stdout) == "ready\n"
     go(procs)
     results = [finish(proc) for proc in procs]
     outputs = sorted(out.strip() for out, _ in results)

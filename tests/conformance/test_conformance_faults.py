@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from conftest import Throwaway, close, finish, run_python, start_python
+from conftest import Throwaway, close, finish, line_within, run_python, start_python
 from test_conformance_concurrency import assert_exact_totals
 
 from zerda import (
@@ -61,7 +61,7 @@ def test_writers_killed_at_any_moment_leave_whole_turns(store: Store, location: 
         proc = start_python(ACKING_WRITER, location, f"r{round_}")
         assert proc.stdout is not None
         for _ in range(rng.randrange(1, 40)):
-            line = proc.stdout.readline().split()
+            line = line_within(proc.stdout).split()
             assert line and line[0] == "ok", line
             acknowledged.add(line[1])
         time.sleep(rng.random() / 50)
@@ -102,7 +102,7 @@ def test_a_client_killed_inside_a_transaction_leaves_no_trace(
     before = store.get_memory("s")
     proc = start_python(INSIDE_A_TRANSACTION, postgres_url, write, before.messages[0].uuid or "")
     assert proc.stdout is not None
-    assert proc.stdout.readline().strip() == "inside"
+    assert line_within(proc.stdout).strip() == "inside"
     proc.send_signal(signal.SIGKILL)
     finish(proc)
     assert store.get_memory("s") == before
@@ -128,7 +128,7 @@ def test_a_server_restarted_mid_run_loses_no_acknowledged_turn(restartable: Thro
     outputs: list[list[str]] = [[] for _ in writers]
     for n, proc in enumerate(writers):  # every writer is under way before the restart
         assert proc.stdout is not None
-        outputs[n].append(proc.stdout.readline())
+        outputs[n].append(line_within(proc.stdout))
     restartable.server.restart("immediate")
     for n, proc in enumerate(writers):
         rest, errors = finish(proc)

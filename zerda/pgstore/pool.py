@@ -28,6 +28,10 @@ DEFAULTS = {"connect_timeout": "10", "application_name": "zerda"}
 # How long a caller waits for a free connection before zerda looks for the reason
 # (a server that went away is then reported at once; a busy pool is waited for).
 FIRST_WAIT = 1.0
+# A pooled connection unused for longer is checked (one round trip) before it is handed
+# out, so a server restarted meanwhile is simply reconnected to; calls in quick
+# succession (a memory loading a session makes several) skip the check.
+IDLE_CHECK = 1.0
 
 
 def is_url(location: object) -> bool:
@@ -97,6 +101,7 @@ class Server:
         self._pool: ConnectionPool[Connection[tuple[Any, ...]]] | None = None
         self._lock = threading.Lock()
         self._finalizer: weakref.finalize[Any, Server] | None = None
+        self._idle = _IdleCheck()
 
     def fail(self, exc: BaseException) -> NoReturn:
         """Raise the StoreError that says, on one line and without the password, why
@@ -139,13 +144,15 @@ class Server:
                 # zerda reports a failure once, as its error. An application that sets up
                 # logging still gets them.
                 logging.getLogger("psycopg.pool").addHandler(logging.NullHandler())
+                idle = self._idle
                 self._pool = ConnectionPool(
                     self.url,
                     kwargs={"autocommit": True, **self._kwargs()},
                     min_size=self.min_size,
                     max_size=self.max_size,
                     configure=_configure,
-                    check=ConnectionPool.check_connection,
+                    check=idle.check,
+                    reset=idle.returned,
                     name="zerda",
                     open=True,
                 )
@@ -179,9 +186,24 @@ class Server:
             conn = self._wait(pool)
         try:
             with self.translated():
-                yield conn
+                yield from self._dropped_closed(conn)
         finally:
             pool.putconn(conn)
+
+    def _dropped_closed(
+        self, conn: Connection[tuple[Any, ...]]
+    ) -> Iterator[Connection[tuple[Any, ...]]]:
+        """Yield `conn`; if the block loses the server (it went away or restarted), close
+        `conn`, so the pool never hands it out again, and have every other one checked
+        before its next use (they were most likely lost with it)."""
+        import psycopg
+
+        try:
+            yield conn
+        except psycopg.OperationalError:
+            conn.close()
+            self._idle.since.clear()
+            raise
 
     def _wait(
         self, pool: ConnectionPool[Connection[tuple[Any, ...]]]
@@ -207,6 +229,28 @@ class Server:
             self._finalizer = None
 
 
+class _IdleCheck:
+    """The pool's check: a connection back in the pool for over IDLE_CHECK seconds is
+    tried before it is handed out (a broken one is replaced); others are not."""
+
+    def __init__(self) -> None:
+        self.since: weakref.WeakKeyDictionary[Connection[tuple[Any, ...]], float] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    def returned(self, conn: Connection[tuple[Any, ...]]) -> None:
+        self.since[conn] = time.monotonic()
+
+    def check(self, conn: Connection[tuple[Any, ...]]) -> None:
+        from psycopg_pool import ConnectionPool
+
+        since = self.since.get(conn)
+        if since is None or time.monotonic() - since > IDLE_CHECK:
+            ConnectionPool.check_connection(conn)
+
+
 def _configure(conn: Connection[tuple[Any, ...]]) -> None:
-    """Times come back in UTC, as zerda stores and shows them."""
-    conn.execute("SET TIME ZONE 'UTC'")
+    """Times come back in UTC, as zerda stores and shows them; no JIT, which costs
+    milliseconds to compile what zerda's indexed queries do in a fraction of one (a
+    cursor over a long session is planned as if it read it all)."""
+    conn.execute("SET TIME ZONE 'UTC'; SET jit = off")
