@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from zerda.pgstore.pool import is_url
+from zerda.pgstore.pool import is_url, redact
 from zerda_cli.paths import resolve_home
 
 VARIABLE = "ZERDA_STORE"
@@ -55,6 +55,4 @@ def configured_store() -> str | None:
 
 def describe(location: str | Path) -> str:
     """The location for people: a URL without its password, or the directory."""
-    from zerda.pgstore.pool import redact
-
     return redact(location) if isinstance(location, str) and is_url(location) else str(location)

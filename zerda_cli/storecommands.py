@@ -15,14 +15,14 @@ store_app = typer.Typer(
 
 
 @store_app.command("init")
-def init(store: StoreOpt = None, home: HomeOpt = None) -> None:
+def init(location: StoreOpt = None, home: HomeOpt = None) -> None:
     """Create or migrate a PostgreSQL store's schema now (it is also done on first use).
 
     Session files need no set-up: their directory is made on the first write.
     """
     from zerda.pgstore import PostgresStore
 
-    opened = open_store(home, store)
+    opened = open_store(home, location)
     if not isinstance(opened, PostgresStore):
         render.note("session files need no set-up: their directory is made on the first write")
         return
