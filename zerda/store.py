@@ -60,7 +60,7 @@ from zerda.rewrites import (
 from zerda.search import search_messages
 from zerda.sessionfile import SessionFile
 from zerda.stats import SessionStats, collect_stats, stats_from_tally, tally_of, trusted_tally
-from zerda.storebase import Store
+from zerda.storebase import Store, last_wins, merged_metadata
 from zerda.tally import TALLY, Tally
 from zerda.tokens import DEFAULT_ENCODING, count_tokens, get_counter
 
@@ -172,7 +172,7 @@ class SessionStore(Store):
 
         `created_at` (default now) is used only when the session is new.
         """
-        metadata = _merged({}, metadata or {})
+        metadata = merged_metadata({}, metadata or {})
         session = Session(session_id, user_id, metadata, created_at or utc_now())
         file = self._writable(session_id)
         with file.locked():  # checked under the lock: two creators never both write a header
@@ -199,7 +199,7 @@ class SessionStore(Store):
             update = {
                 "type": UPDATE,
                 "user_id": current.user_id if user_id is None else user_id,
-                "metadata": _merged(current.metadata, metadata or {}),
+                "metadata": merged_metadata(current.metadata, metadata or {}),
             }
             self._append(session_id, [update])
         return self.get_session(session_id)
@@ -285,7 +285,7 @@ class SessionStore(Store):
         rewritten (temp file, fsync, rename), streamed. Within one call the last of a
         uuid wins.
         """
-        batch = _last_wins(memory.messages)
+        batch = last_wins(memory.messages)
         given = {m.uuid.encode() for m in batch if m.uuid}
         summary = self._stamp_summary(memory.summary)
         file = self._writable(session_id)
@@ -681,24 +681,3 @@ def _decoded(line: bytes) -> dict[str, Any] | None:
         return loads(line)
     except ValueError:
         return None
-
-
-def _last_wins(messages: list[Message]) -> list[Message]:
-    """`messages` with each repeated uuid kept once: at its first place, its last value."""
-    last = {m.uuid: m for m in messages if m.uuid}
-    seen: set[str] = set()
-    kept = []
-    for message in messages:
-        if message.uuid:
-            if message.uuid in seen:
-                continue
-            seen.add(message.uuid)
-            message = last[message.uuid]
-        kept.append(message)
-    return kept
-
-
-def _merged(metadata: dict[str, Any], changes: dict[str, Any]) -> dict[str, Any]:
-    """`metadata` with `changes` applied: a key set to None is removed."""
-    merged = {**metadata, **changes}
-    return {k: v for k, v in merged.items() if v is not None}

@@ -233,3 +233,24 @@ class Store(ABC):
     async def aclear(self, session_id: str) -> None:
         """`clear` in a worker thread."""
         await _in_thread(self.clear, session_id)
+
+
+def last_wins(messages: list[Message]) -> list[Message]:
+    """`messages` with each repeated uuid kept once: at its first place, its last value."""
+    last = {m.uuid: m for m in messages if m.uuid}
+    seen: set[str] = set()
+    kept = []
+    for message in messages:
+        if message.uuid:
+            if message.uuid in seen:
+                continue
+            seen.add(message.uuid)
+            message = last[message.uuid]
+        kept.append(message)
+    return kept
+
+
+def merged_metadata(metadata: dict[str, Any], changes: dict[str, Any]) -> dict[str, Any]:
+    """`metadata` with `changes` applied: a key set to None is removed."""
+    merged = {**metadata, **changes}
+    return {k: v for k, v in merged.items() if v is not None}

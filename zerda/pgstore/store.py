@@ -28,7 +28,7 @@ from zerda.pgstore import rows
 from zerda.pgstore.pool import Server
 from zerda.pgstore.schema import LATEST, SEARCH_TEXT, current_version, migrate
 from zerda.stats import SessionStats, stats_from_tally
-from zerda.storebase import Store
+from zerda.storebase import Store, last_wins, merged_metadata
 from zerda.tally import Tally
 from zerda.tokens import DEFAULT_ENCODING, count_tokens, get_counter
 
@@ -242,7 +242,7 @@ class PostgresStore(Store):
         `created_at` (default now) is used only when the session is new.
         """
         validate_session_id(session_id)
-        metadata = _merged({}, metadata or {})
+        metadata = merged_metadata({}, metadata or {})
         session = Session(session_id, user_id, metadata, created_at or utc_now())
         values = {
             "id": session_id,
@@ -284,7 +284,7 @@ class PostgresStore(Store):
             )
             if row is None:
                 raise NotFoundError(session_id)
-            merged = _merged(row[1] or {}, metadata or {})
+            merged = merged_metadata(row[1] or {}, metadata or {})
             conn.execute(
                 "UPDATE zerda_sessions SET user_id = %s, metadata = %s::json WHERE id = %s",
                 (
@@ -353,7 +353,7 @@ class PostgresStore(Store):
         last of a uuid wins.
         """
         validate_session_id(session_id)
-        batch = _last_wins(memory.messages)
+        batch = last_wins(memory.messages)
         summary = self._stamp_summary(memory.summary)
         if not any(m.uuid for m in batch):  # nothing to replace: one statement
             stored = [self._stamp(m) for m in batch]
@@ -382,7 +382,7 @@ class PostgresStore(Store):
         replaced = False
         with self._connection() as conn, conn.transaction():
             for batch in _batches((message for _, message in source), BATCH):
-                replaced = self._merge(conn, session_id, _last_wins(batch))[1] or replaced
+                replaced = self._merge(conn, session_id, last_wins(batch))[1] or replaced
             self._finish(conn, session_id, stamped, replaced)
             row = _one(
                 conn,
@@ -854,24 +854,3 @@ def _cut(conn: Conn, session_id: str, at: int, totals: Tally) -> tuple[list[Mess
 def _like_escaped(text: str) -> str:
     """`text` matched literally by LIKE (whose escape character is the backslash)."""
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-
-
-def _last_wins(messages: list[Message]) -> list[Message]:
-    """`messages` with each repeated uuid kept once: at its first place, its last value."""
-    last = {m.uuid: m for m in messages if m.uuid}
-    seen: set[str] = set()
-    kept = []
-    for message in messages:
-        if message.uuid:
-            if message.uuid in seen:
-                continue
-            seen.add(message.uuid)
-            message = last[message.uuid]
-        kept.append(message)
-    return kept
-
-
-def _merged(metadata: dict[str, Any], changes: dict[str, Any]) -> dict[str, Any]:
-    """`metadata` with `changes` applied: a key set to None is removed."""
-    merged = {**metadata, **changes}
-    return {k: v for k, v in merged.items() if v is not None}
