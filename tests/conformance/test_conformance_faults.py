@@ -186,6 +186,8 @@ UNSTORABLE = [
     Message("user", "ok", {"not json": object()}),
     Message("user", "ok", {"bad \ud800 key": 1}),
     Message("user", "ok", extra={"tool_calls": [object()]}),
+    Message("user", "ok", {"v": float("nan")}),
+    Message("user", "ok", {"v": [float("-inf")]}),
 ]
 
 
