@@ -153,6 +153,14 @@ def test_a_failing_command_stores_nothing(
     assert store.get_summary(session) is None
 
 
+def test_summarize_works_on_the_store_named(zerda: Any, tmp_path: Path) -> None:
+    other = SessionStore(tmp_path / "elsewhere", fsync=False)
+    other.append_turn("t", "We moved to Lyon in 2021.", "Noted.")
+    assert zerda("summarize", "t", "--store", str(tmp_path / "elsewhere")).code == 0
+    stored = other.get_summary("t")
+    assert stored is not None and "Lyon" in stored.content
+
+
 def test_usage_and_missing_sessions(zerda: Any, session: str) -> None:
     assert zerda("summarize", "nope").code == 1
     assert zerda("summarize", session, "--summarizer", "command").code == 2

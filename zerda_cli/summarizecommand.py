@@ -14,7 +14,7 @@ import typer
 
 from zerda.summarizers.base import DEFAULT_SUMMARY_TOKENS
 from zerda_cli import render
-from zerda_cli.params import HomeOpt, JsonOpt, SessionArg, open_store, usage_error
+from zerda_cli.params import HomeOpt, JsonOpt, SessionArg, StoreOpt, open_store, usage_error
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -60,6 +60,7 @@ def summarize(
     ] = None,
     as_json: JsonOpt = False,
     home: HomeOpt = None,
+    location: StoreOpt = None,
 ) -> None:
     """Summarize every turn of a session and store it; `zerda show` shows it first."""
     from zerda.memory.summary import summarize_session
@@ -71,7 +72,7 @@ def summarize(
         "model": model,
         "timeout": timeout,
     }
-    store = open_store(home)
+    store = open_store(home, location)
     store.get_session(session)  # NotFoundError before any model is asked
     chosen = _summarizer(summarizer, max_tokens, home, flags)
     made = summarize_session(store, session, chosen, max_summary_tokens=max_tokens)
