@@ -1,0 +1,1 @@
+"""Importers: other tools' chat histories as zerda sessions (see `base` for the model)."""
