@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from zerda.errors import ZerdaError
 from zerda.messages import Message, Summary
 
 # uuid5 namespace of every message uuid an importer derives (fixed forever: re-imports
@@ -79,6 +80,16 @@ class Conversation:
     def skip(self, reason: str, count: int = 1) -> None:
         """Count `count` items left out for `reason` (e.g. "hidden", "branch")."""
         self.skipped[reason] = self.skipped.get(reason, 0) + count
+
+
+class ImportFailed(ZerdaError):
+    """An import source cannot be read (not its format, not valid JSON), or a `strict`
+    run met a problem; what was imported before it stays."""
+
+
+class UnsafeArchiveError(ImportFailed):
+    """A zip export holds a member no export holds (a traversal path, a symlink, an
+    encrypted or inflating-too-far member); nothing of it is read."""
 
 
 @dataclass(frozen=True)

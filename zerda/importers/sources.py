@@ -1,0 +1,144 @@
+"""What importers read: a file, a directory's files or a zip export's members, as byte
+streams, and JSON arrays in them an element at a time.
+
+Zip members are read as streams, never extracted. An archive is refused whole when
+any member has an absolute or `..` path, is a symlink or is encrypted; a member is
+refused as it is read when it inflates past `MAX_RATIO` times its compressed size or
+past `MAX_BYTES` (bytes are counted as they come: headers may lie).
+"""
+
+from __future__ import annotations
+
+import io
+import stat
+import zipfile
+from collections.abc import Callable, Iterator
+from pathlib import Path, PurePosixPath
+from typing import IO, Any
+
+import ijson  # type: ignore[import-untyped]
+
+from zerda.importers.base import ImportFailed, UnsafeArchiveError
+
+MAX_RATIO = 200  # inflated bytes per compressed byte a member may reach
+RATIO_FREE = 1 << 20  # the first MiB of a member is not held to the ratio
+MAX_BYTES = 16 << 30  # inflated bytes a member may reach
+ZIP_MAGIC = b"PK\x03\x04"
+Wanted = Callable[[str], bool]
+
+
+def is_zip(path: Path) -> bool:
+    """True when `path` is a file starting as a zip archive does."""
+    with path.open("rb") as handle:
+        return handle.read(4) == ZIP_MAGIC
+
+
+def streams(path: Path, wanted: Wanted) -> Iterator[tuple[str, IO[bytes]]]:
+    """(name, byte stream) of each file of `path` whose base name is `wanted`: `path`
+    itself when it is a plain file, else a directory's files or a zip's members, sorted."""
+    if path.is_dir():
+        for child in sorted(p for p in path.iterdir() if p.is_file() and wanted(p.name)):
+            with child.open("rb") as handle:
+                yield str(child), handle
+    elif is_zip(path):
+        yield from _members(path, wanted)
+    else:
+        with path.open("rb") as handle:
+            yield str(path), handle
+
+
+def _members(path: Path, wanted: Wanted) -> Iterator[tuple[str, IO[bytes]]]:
+    try:
+        with zipfile.ZipFile(path) as archive:
+            infos = archive.infolist()
+            for info in infos:
+                _check_member(path, info)
+            for info in sorted(infos, key=lambda i: i.filename):
+                if not info.is_dir() and wanted(PurePosixPath(info.filename).name):
+                    with archive.open(info) as member:
+                        yield f"{path}:{info.filename}", _capped(path, info, member)
+    except zipfile.BadZipFile as exc:
+        raise ImportFailed(f"{path}: not a readable zip archive ({exc})") from None
+
+
+def _check_member(path: Path, info: zipfile.ZipInfo) -> None:
+    """UnsafeArchiveError for a member no export holds: one line naming it."""
+    name = info.filename
+    parts = PurePosixPath(name.replace("\\", "/")).parts
+    if name.startswith(("/", "\\")) or ".." in parts or (len(name) > 1 and name[1] == ":"):
+        raise UnsafeArchiveError(f"{path}: refused: member {name!r} has an unsafe path")
+    if stat.S_ISLNK(info.external_attr >> 16):
+        raise UnsafeArchiveError(f"{path}: refused: member {name!r} is a symlink")
+    if info.flag_bits & 0x1:
+        raise UnsafeArchiveError(f"{path}: refused: member {name!r} is encrypted")
+    if info.file_size > MAX_BYTES or info.file_size > _allowed(info):
+        raise UnsafeArchiveError(f"{path}: refused: member {name!r} inflates too far (zip bomb)")
+
+
+def _allowed(info: zipfile.ZipInfo) -> int:
+    return max(RATIO_FREE, MAX_RATIO * info.compress_size)
+
+
+def _capped(path: Path, info: zipfile.ZipInfo, member: IO[bytes]) -> IO[bytes]:
+    return io.BufferedReader(_Capped(path, info, member), 1 << 16)
+
+
+class _Capped(io.RawIOBase):
+    """A zip member's bytes, counted as they are read, refused past its allowance."""
+
+    def __init__(self, path: Path, info: zipfile.ZipInfo, member: IO[bytes]) -> None:
+        self.path, self.info, self.member = path, info, member
+        self.limit = min(MAX_BYTES, _allowed(info))
+        self.count = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        data = self.member.read(len(buffer))
+        self.count += len(data)
+        if self.count > self.limit:
+            name = self.info.filename
+            raise UnsafeArchiveError(
+                f"{self.path}: refused: member {name!r} inflates too far (zip bomb)"
+            )
+        memoryview(buffer)[: len(data)] = data
+        return len(data)
+
+
+def json_items(stream: IO[bytes], name: str) -> Iterator[Any]:
+    """The elements of the JSON array `stream` holds, one at a time (numbers as floats).
+    ImportFailed, naming the file, when it is not one."""
+    reader = stream if isinstance(stream, io.BufferedReader) else io.BufferedReader(_Raw(stream))
+    opening = reader.peek(64).lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
+    if opening != b"[":
+        raise ImportFailed(f"{name}: not a JSON array of conversations")
+    try:
+        yield from ijson.items(reader, "item", use_float=True)
+    except ijson.JSONError as exc:
+        raise ImportFailed(f"{name}: not valid JSON ({_short(exc)})") from None
+    except UnicodeDecodeError as exc:
+        raise ImportFailed(f"{name}: not valid UTF-8 ({exc.reason})") from None
+
+
+class _Raw(io.RawIOBase):
+    """Any byte stream as a raw one, for a BufferedReader to peek into."""
+
+    def __init__(self, stream: IO[bytes]) -> None:
+        self.stream = stream
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        data = self.stream.read(len(buffer))
+        memoryview(buffer)[: len(data)] = data
+        return len(data)
+
+
+def _short(exc: Exception) -> str:
+    return " ".join(str(exc).split())[:120]
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
