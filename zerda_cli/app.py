@@ -19,6 +19,7 @@ from zerda.storebase import Store
 from zerda_cli import render
 from zerda_cli.chat import chat
 from zerda_cli.copycommand import copy
+from zerda_cli.importcommand import ImportFormat, import_history
 from zerda_cli.inputs import resolve_texts
 from zerda_cli.params import (
     ExportFormat,
@@ -274,7 +275,22 @@ def _readable_stats(store: Store) -> list[SessionStats]:
 @app.command()
 def sessions(as_json: JsonOpt = False, home: HomeOpt = None, location: StoreOpt = None) -> None:
     """All sessions with message count, tokens and last activity, most recent first."""
-    render.sessions(_readable_stats(open_store(home, location)), as_json)
+    store = open_store(home, location)
+    found = _readable_stats(store)
+    render.sessions(found, as_json, _titles(store, found))
+
+
+def _titles(store: Store, found: list[SessionStats]) -> dict[str, str]:
+    """The `title` of each session whose metadata has one (imported sessions do)."""
+    titles = {}
+    for stats in found:
+        try:
+            title = store.get_session(stats.session_id).metadata.get("title")
+        except ZerdaError:
+            continue
+        if isinstance(title, str) and title:
+            titles[stats.session_id] = title
+    return titles
 
 
 @app.command()
@@ -302,30 +318,31 @@ def export(
 
 @app.command("import")
 def import_(
-    session: SessionArg,
-    source: Annotated[str, typer.Argument(metavar="FILE|-", help="'-' reads stdin.")],
+    args: Annotated[
+        list[str],
+        typer.Argument(metavar="[SESSION] FILE|-", help="'-' reads stdin.", show_default=False),
+    ],
+    source_format: Annotated[
+        ImportFormat | None, typer.Option("--from", help="The format (else told from FILE).")
+    ] = None,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Say what would be imported; write nothing.")
+    ] = False,
+    strict: Annotated[
+        bool, typer.Option("--strict", help="Stop at the first conversation that cannot be read.")
+    ] = False,
     home: HomeOpt = None,
     location: StoreOpt = None,
 ) -> None:
-    """Add messages from zerda's JSONL/JSON export or an OpenAI messages array.
+    """Import chat history: a ChatGPT, Claude, llm, aichat, shell_gpt or LangChain
+    export (one session per conversation, SESSION their prefix), or zerda's JSONL/JSON
+    export or an OpenAI messages array into SESSION.
 
-    A zerda export brings the session's user, metadata and summary too; messages
-    whose uuid the session already holds are updated, not added twice.
+    Importing again adds only what is new: messages keep ids derived from the source.
     """
-    from zerda_cli.importing import check_import, opened
-
-    with opened(source) as (fd, name):
-        found = check_import(fd, name)
-        # Counted now: loading the encoder is small beside a bulk import, and counts left
-        # for the first reader sit in a record at the end, which streaming readers wait for.
-        store = open_store(home, location)
-        if found.session is not None:
-            facts = found.session
-            store.create_session(
-                session, facts.user_id, facts.metadata, created_at=facts.created_at
-            )
-        count = store.import_messages(session, found, found.summary)
-    render.note(f"imported {count} messages into session {session}")
+    import_history(
+        args, source_format, dry_run=dry_run, strict=strict, home=home, location=location
+    )
 
 
 @app.command()

@@ -83,20 +83,30 @@ def stats(stats: SessionStats, as_json: bool) -> None:
         write_lines(formats.key_value_lines(list(stats.to_dict().items())))
 
 
-def sessions(all_stats: list[SessionStats], as_json: bool) -> None:
-    """`zerda sessions`: one row per session, most recent first."""
+def sessions(
+    all_stats: list[SessionStats], as_json: bool, titles: dict[str, str] | None = None
+) -> None:
+    """`zerda sessions`: one row per session, most recent first; a TITLE column when
+    some session has a title (imported sessions do)."""
+    titles = titles or {}
     if as_json:
-        write_json([s.to_dict() for s in all_stats])
+        write_json([_titled(s.to_dict(), titles.get(s.session_id)) for s in all_stats])
     elif on_terminal():
         from zerda_cli import richrender
 
-        richrender.sessions(all_stats)
+        richrender.sessions(all_stats, titles)
     else:
+        header = ["SESSION", "MESSAGES", "TOKENS", "LAST_ACTIVITY"] + ["TITLE"] * bool(titles)
         rows = [
             [s.session_id, str(s.messages), str(s.token_count), s.last_activity or "-"]
+            + [one_line(titles.get(s.session_id, "-"))] * bool(titles)
             for s in all_stats
         ]
-        write_lines(formats.table_lines(["SESSION", "MESSAGES", "TOKENS", "LAST_ACTIVITY"], rows))
+        write_lines(formats.table_lines(header, rows))
+
+
+def _titled(data: dict[str, Any], title: str | None) -> dict[str, Any]:
+    return {**data, "title": title} if title else data
 
 
 def memory_view(title: str, memory: BaseMemory, json_data: Any) -> None:

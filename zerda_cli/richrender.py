@@ -103,8 +103,8 @@ def local_time_text(stamp: str | None) -> str:
         return "-"
 
 
-def sessions(all_stats: list[SessionStats]) -> None:
-    """A table of sessions, most recently active first."""
+def sessions(all_stats: list[SessionStats], titles: dict[str, str]) -> None:
+    """A table of sessions, most recently active first (with titles when some have one)."""
     if not all_stats:
         print_all([Text("no sessions yet", style="dim")])
         return
@@ -112,12 +112,16 @@ def sessions(all_stats: list[SessionStats]) -> None:
     for name, justify in [("Session", "left"), ("Messages", "right"), ("Tokens", "right")]:
         table.add_column(name, justify=justify)  # type: ignore[arg-type]
     table.add_column("Last activity")
+    if titles:
+        table.add_column("Title")
     for s in all_stats:
+        title = [safe_text(titles.get(s.session_id, ""))] if titles else []
         table.add_row(
             safe_text(s.session_id),
             f"{s.messages:,}",
             f"{s.token_count:,}",
             local_time_text(s.last_activity),
+            *title,
         )
     print_all([table])
 
