@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from importer_helpers import conversations, store_bytes
+
 from zerda import SessionStore
 from zerda.importers import ImportFailed, Problem, detect, import_conversations, read
 
@@ -81,9 +81,10 @@ def _newer(tmp_path: Path) -> Path:
     items: list[Any] = json.loads(FIXTURE.read_text())
     mapping = items[0]["mapping"]
     mapping["m-a3"]["children"] = ["m-u4"]
-    for key, parent, role, text in [("m-u4", "m-a3", "user", "Thanks!"), ("m-a4", "m-u4", "assistant", "You're welcome.")]:  # fmt: skip
-        message = {"id": key, "author": {"role": role}, "create_time": T + 50,
-                   "content": {"content_type": "text", "parts": [text]}, "recipient": "all"}  # fmt: skip
+    turns = [("m-u4", "m-a3", "user", "Thanks!"), ("m-a4", "m-u4", "assistant", "You're welcome.")]
+    for key, parent, role, text in turns:
+        content = {"content_type": "text", "parts": [text]}
+        message = {"id": key, "author": {"role": role}, "create_time": T + 50, "content": content}
         mapping[key] = {"id": key, "message": message, "parent": parent, "children": []}
     items[0]["current_node"] = "m-a4"
     items.append({**items[3], "id": "new-one", "title": "Later"})
@@ -108,7 +109,8 @@ def test_dry_run_writes_nothing(store: SessionStore) -> None:
 
 def test_a_prefix_names_the_sessions(store: SessionStore) -> None:
     import_conversations(store, read(FIXTURE, "chatgpt"), prefix="mine")
-    assert store.session_ids() == sorted(f"mine-chatgpt-6571a2b3-0000-4000-8000-00000000000{i}" for i in range(1, 5))  # fmt: skip
+    prefix = "mine-chatgpt-6571a2b3-0000-4000-8000-00000000000"
+    assert store.session_ids() == [f"{prefix}{i}" for i in range(1, 5)]
 
 
 def test_one_conversation_takes_the_prefix_as_its_id(store: SessionStore, tmp_path: Path) -> None:
