@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -9,6 +12,8 @@ from zerda import SessionStore
 from zerda.importers.base import Conversation, Found, Problem
 from zerda.messages import Message
 from zerda.store.rewrites import ListSource
+
+ZERDA = Path(sys.executable).with_name("zerda")
 
 
 def conversations(found: Iterable[Found]) -> list[Conversation]:
@@ -45,3 +50,10 @@ def _kept(message: Message) -> tuple[object, ...]:
 def store_bytes(store: SessionStore) -> dict[str, bytes]:
     """Every session file of `store`, by name."""
     return {p.name: p.read_bytes() for p in sorted(Path(store.sessions_dir).iterdir())}
+
+
+def zerda_import(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """The installed `zerda import ARGS` on data directory `home`, as a real subprocess."""
+    env = {k: v for k, v in os.environ.items() if k not in ("ZERDA_HOME", "ZERDA_STORE")}
+    command = [str(ZERDA), "import", "--home", str(home), *args]
+    return subprocess.run(command, capture_output=True, text=True, env=env, timeout=120)

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from importer_helpers import conversations, store_all, store_bytes
+from importer_helpers import conversations, store_all, store_bytes, zerda_import
 
 from zerda import SessionStore
 from zerda.formats.openai import to_openai
@@ -159,3 +159,11 @@ def test_in_a_directory_a_bad_file_is_a_problem(sessions: Path) -> None:
     (sessions / "broken.yaml").write_bytes(b"\xff\xfe")
     found = list(aichat.read(sessions))
     assert [str(p).split(":")[0] for p in found if isinstance(p, Problem)] == ["broken.yaml"]
+
+
+def test_zerda_import_from_aichat(sessions: Path, tmp_path: Path) -> None:
+    first = zerda_import(tmp_path / "home", "--from", "aichat", str(sessions))
+    assert (first.returncode, first.stdout) == (0, "")
+    assert first.stderr == "imported 2 sessions, 14 messages (1 skipped: 1 data_urls); 0 problems\n"
+    again = zerda_import(tmp_path / "home", "--from", "aichat", str(sessions / "rust-help.yaml"))
+    assert "1 session already up to date; 0 problems" in again.stderr

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from importer_helpers import conversations, store_all, store_bytes
+from importer_helpers import conversations, store_all, store_bytes, zerda_import
 
 from zerda import SessionStore
 from zerda.formats.langchain import to_langchain
@@ -154,3 +154,16 @@ def test_a_file_that_is_not_a_history_is_one_clear_error(tmp_path: Path, text: s
     path.write_text(text)
     with pytest.raises(ImportFailed, match="not a LangChain chat history"):
         list(langchain.read(path))
+
+
+def test_zerda_import_from_langchain(history_file: Path, tmp_path: Path) -> None:
+    first = zerda_import(tmp_path / "home", "--from", "langchain", str(history_file))
+    assert (first.returncode, first.stdout) == (0, "")
+    assert first.stderr == "imported 1 session, 12 messages; 0 problems\n"
+    history_file.write_text("{}")
+    bad = zerda_import(tmp_path / "home", "--from", "langchain", str(history_file))
+    assert bad.returncode == 1
+    assert bad.stderr == (
+        f"error: {history_file}: not a LangChain chat history (a JSON list of messages):"
+        " the JSON is an object, not a list\n"
+    )

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from importer_helpers import conversations, store_all, store_bytes
+from importer_helpers import conversations, store_all, store_bytes, zerda_import
 from llm_logs import fill_legacy, legacy_db, run_llm
 
 from zerda import SessionStore
@@ -221,3 +221,18 @@ def test_a_truncated_database_is_one_clear_error(tmp_path: Path, legacy: Path) -
 def test_a_missing_file_is_one_clear_error(tmp_path: Path) -> None:
     with pytest.raises(ImportFailed, match="no such file"):
         list(llm.read(tmp_path / "nowhere.db"))
+
+
+def test_zerda_import_from_llm(logs: Path, tmp_path: Path) -> None:
+    first = zerda_import(tmp_path / "home", "--from", "llm", str(logs))
+    assert (first.returncode, first.stdout) == (0, "")
+    assert first.stderr == "imported 4 sessions, 13 messages; 0 problems\n"
+    again = zerda_import(tmp_path / "home", str(logs))  # told from the file
+    assert "0 messages; 4 sessions already up to date" in again.stderr
+    (tmp_path / "junk.db").write_bytes(b"junk" * 100)
+    bad = zerda_import(tmp_path / "home", "--from", "llm", str(tmp_path / "junk.db"))
+    assert (bad.returncode, bad.stdout) == (1, "")
+    assert (
+        bad.stderr
+        == f"error: {tmp_path / 'junk.db'}: not an llm logs database: file is not a database\n"
+    )

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from importer_helpers import conversations, store_all, store_bytes
+from importer_helpers import conversations, store_all, store_bytes, zerda_import
 
 from zerda import SessionStore
 from zerda.formats.openai import to_openai
@@ -119,3 +119,11 @@ def test_in_a_directory_a_file_that_is_not_a_chat_is_a_problem(cache: Path) -> N
 def test_a_missing_path_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(ImportFailed, match="no such file or directory"):
         list(sgpt.read(tmp_path / "nowhere"))
+
+
+def test_zerda_import_from_sgpt(cache: Path, tmp_path: Path) -> None:
+    first = zerda_import(tmp_path / "home", "--from", "sgpt", str(cache))
+    assert (first.returncode, first.stdout) == (0, "")
+    assert first.stderr == "imported 2 sessions, 7 messages; 0 problems\n"
+    again = zerda_import(tmp_path / "home", "--from", "sgpt", str(cache))
+    assert "0 messages; 2 sessions already up to date" in again.stderr
