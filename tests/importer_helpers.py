@@ -9,9 +9,8 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from zerda import SessionStore
+from zerda.importers import import_conversations
 from zerda.importers.base import Conversation, Found, Problem
-from zerda.messages import Message
-from zerda.store.rewrites import ListSource
 
 ZERDA = Path(sys.executable).with_name("zerda")
 
@@ -25,26 +24,9 @@ def conversations(found: Iterable[Found]) -> list[Conversation]:
 
 
 def store_all(store: SessionStore, found: Iterable[Conversation]) -> int:
-    """Store every conversation as its session, writing only what the store does not
-    hold as it is; returns how many messages were written."""
-    written = 0
-    for conversation in found:
-        sid = conversation.session_id
-        if not store.exists(sid):
-            store.create_session(
-                sid, metadata=conversation.metadata, created_at=conversation.created_at
-            )
-        held = {m.uuid: _kept(m) for m in store.iter_messages(sid)}
-        new = [m for m in conversation.messages if held.get(m.uuid) != _kept(m)]
-        if new:
-            written += store.import_messages(sid, ListSource(new), conversation.summary)
-    return written
-
-
-def _kept(message: Message) -> tuple[object, ...]:
-    """What an import gives a message (the store adds its token count)."""
-    m = message
-    return (m.role, m.role_type, m.content, m.metadata, m.created_at, m.extra)
+    """Import every conversation as zerda.importers does; returns how many messages
+    were written (none for a session that already holds them all)."""
+    return import_conversations(store, found).messages
 
 
 def store_bytes(store: SessionStore) -> dict[str, bytes]:
