@@ -33,6 +33,7 @@ def test_quick_run_writes_every_section(tmp_path: Path) -> None:
         "langchain history",
         "postgres",
         "summaries",
+        "import",
     }
     summaries = [r for r in rows if r["section"] == "summaries"]
     assert len(summaries) == 6 and all(r["zerda"] > 0 for r in summaries)
@@ -43,6 +44,8 @@ def test_quick_run_writes_every_section(tmp_path: Path) -> None:
         assert row["zerda"] > 0
         assert (row["peer"] is not None) == peer
         assert peer or row["note"] == "peer not installed"
+    imported = [r for r in rows if r["section"] == "import"]
+    assert imported and all(r["zerda"] > 0 for r in imported)
     assert "| section |" in (tmp_path / "results.md").read_text()
 
 
