@@ -9,7 +9,15 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from bench import flat, import_chatgpt, langchain_history, postgres, suites, summaries
+from bench import (
+    flat,
+    import_chatgpt,
+    import_llm,
+    langchain_history,
+    postgres,
+    suites,
+    summaries,
+)
 from bench.harness import Row, markdown
 
 HERE = Path(__file__).parent
@@ -46,6 +54,7 @@ def main(argv: list[str] | None = None) -> int:
             ("postgres", lambda: postgres.postgres(sizes, cache, work)),
             ("summaries", lambda: summaries.summaries(sizes)),
             ("import", lambda: import_chatgpt.chatgpt_import(sizes, work)),
+            ("import llm", lambda: import_llm.llm_import(sizes, cache, work)),
         ]
         for name, run in sections:
             print(f"-- {name}", file=sys.stderr, flush=True)
