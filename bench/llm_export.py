@@ -24,7 +24,7 @@ def _migrated(path: Path) -> sqlite3.Connection:
 
     path.parent.mkdir(parents=True, exist_ok=True)
     path.unlink(missing_ok=True)
-    migrate(sqlite_utils.Database(path))
+    migrate(sqlite_utils.Database(path))  # type: ignore[no-untyped-call]
     return sqlite3.connect(path)
 
 

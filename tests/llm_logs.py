@@ -25,7 +25,7 @@ def legacy_db(path: Path, last_migration: str = "m022_response_reasoning") -> An
     from llm.migrations import MIGRATIONS, ensure_migrations_table
 
     db = sqlite_utils.Database(path)
-    ensure_migrations_table(db)
+    ensure_migrations_table(db)  # type: ignore[no-untyped-call]
     for migration in MIGRATIONS:
         migration(db)
         if migration.__name__ == last_migration:

@@ -50,9 +50,9 @@ def every_kind() -> list[lc.BaseMessage]:
         lc.ToolMessage("18 °C, Regen", tool_call_id="call_1", artifact={"raw": [18, "rain"]}),
         lc.ToolMessage("no clock", tool_call_id="call_2", status="error"),
         lc.AIMessage("18 °C und Regen. 日本語も OK."),
-        lc.ChatMessage("Too long.", role="critic"),
-        lc.FunctionMessage("42", name="answer"),
-        lc.AIMessageChunk("partial", id="chunk-1"),
+        lc.ChatMessage(content="Too long.", role="critic"),
+        lc.FunctionMessage(content="42", name="answer"),
+        lc.AIMessageChunk(content="partial", id="chunk-1"),
         lc.HumanMessage(""),
     ]
 

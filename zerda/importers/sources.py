@@ -138,7 +138,3 @@ class _Raw(io.RawIOBase):
 
 def _short(exc: Exception) -> str:
     return " ".join(str(exc).split())[:120]
-
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON number")
