@@ -236,3 +236,19 @@ def test_zerda_import_from_llm(logs: Path, tmp_path: Path) -> None:
         bad.stderr
         == f"error: {tmp_path / 'junk.db'}: not an llm logs database: file is not a database\n"
     )
+
+
+def test_an_older_conversation_llm_went_on_with_is_one_session(tmp_path: Path) -> None:
+    db = legacy_db(tmp_path / "logs.db")
+    fill_legacy(db)
+    db.close()
+    [before, *_] = conversations(llm.read(tmp_path / "logs.db"))
+    run_llm(tmp_path, "-m", "echo", "--cid", "01conv-a", "weiter?")
+    found = conversations(llm.read(tmp_path / "logs.db"))
+    assert [c.source_id for c in found] == ["01conv-b", "01r6", "01conv-a"]
+    after = found[-1]
+    assert (after.title, after.created_at) == (before.title, before.created_at)
+    assert after.messages[:8] == before.messages
+    assert [(m.role, m.content[:6]) for m in after.messages[8:]] == [
+        ("user", "weiter"), ("assistant", '{\n  "p'),
+    ]  # fmt: skip

@@ -37,19 +37,44 @@ order by conversation_key, responses.rowid
 """
 
 
+NOT_TURNS = "responses.id not in (select id from turns)"
+NOT_THREADS = "coalesce(responses.conversation_id, responses.id) not in (select id from threads)"
+
+
 def read(db: sqlite3.Connection, name: str, tables: frozenset[str]) -> Iterator[Found]:
-    """The conversations of the `responses` table, one at a time."""
+    """The conversations of the `responses` table, one at a time, but for those llm
+    0.32+ went on with as threads (the thread reader reads them, with these rows)."""
     if "responses" not in tables:
         return
-    where = "where responses.id not in (select id from turns)" if "turns" in tables else ""
-    tools = {t for t in ("tool_calls", "tool_results") if t in tables and _holds_rows(db, t)}
+    wanted = [NOT_TURNS] * ("turns" in tables) + [NOT_THREADS] * ("threads" in tables)
+    where = f"where {' and '.join(wanted)}" if wanted else ""
+    tools = _tool_tables(db, tables)
     rows = db.execute(ROWS.format(where=where))
     for key, group in groupby(rows, key=lambda row: row["conversation_key"]):
         try:
             with conversation_at(f"{name}: conversation {key}"):
-                yield _conversation(db, str(key), list(group), frozenset(tools))
+                yield _conversation(db, str(key), list(group), tools)
         except Unreadable as exc:
             yield exc.problem
+
+
+def continued(db: sqlite3.Connection, tables: frozenset[str]) -> frozenset[str]:
+    """The conversations of these tables that llm 0.32+ went on with, as a thread of
+    the same id (whose first messages are then these rows again)."""
+    if not {"responses", "threads", "turns"} <= tables:
+        return frozenset()
+    query = (
+        "select distinct conversation_id from responses"
+        f" where conversation_id in (select id from threads) and {NOT_TURNS}"
+    )
+    return frozenset(row[0] for row in db.execute(query))
+
+
+def conversation_of(db: sqlite3.Connection, key: str, tables: frozenset[str]) -> Conversation:
+    """Conversation `key` as these tables hold it."""
+    where = f"where responses.conversation_id = ? and {NOT_TURNS}"
+    rows = list(db.execute(ROWS.format(where=where), (key,)))
+    return _conversation(db, key, rows, _tool_tables(db, tables))
 
 
 def _conversation(
@@ -117,6 +142,12 @@ def _tool_result(key: str, rid: str, row: sqlite3.Row, at: Any) -> Message:
     uuid = message_uuid(key, rid, "tool_result", str(row["id"]))
     extra = {"tool_call_id": row["tool_call_id"]}
     return Message("tool", row["output"] or "", metadata, uuid, at, extra=extra)
+
+
+def _tool_tables(db: sqlite3.Connection, tables: frozenset[str]) -> frozenset[str]:
+    """The tool tables that hold rows (a query of an empty one is skipped)."""
+    held = ("tool_calls", "tool_results")
+    return frozenset(t for t in held if t in tables and _holds_rows(db, t))
 
 
 def _holds_rows(db: sqlite3.Connection, table: str) -> bool:

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterator
-from datetime import datetime
 from typing import Any
 
 from zerda.importers.base import Conversation, Found
+from zerda.importers.llm import responses
 from zerda.importers.llm.common import (
     SOURCE,
     Unreadable,
@@ -47,33 +47,51 @@ def read(db: sqlite3.Connection, name: str, tables: frozenset[str]) -> Iterator[
     """The threads of the message store, one at a time, oldest first."""
     if not {"threads", "turns", "messages", "parts"} <= tables:
         return
+    older = responses.continued(db, tables)
     for thread in db.execute("select * from threads order by datetime_utc, rowid"):
         try:
             with conversation_at(f"{name}: thread {thread['id']}"):
-                yield _thread(db, thread)
+                legacy = thread["id"] in older
+                yield _thread(db, thread, _older(db, thread, tables) if legacy else None)
         except Unreadable as exc:
             yield exc.problem
 
 
-def _thread(db: sqlite3.Connection, thread: sqlite3.Row) -> Conversation:
+def _thread(
+    db: sqlite3.Connection, thread: sqlite3.Row, older: Conversation | None
+) -> Conversation:
+    """The thread as a conversation; `older`, the rows of the responses table it goes on
+    from, stands for the messages no turn of it covers at its start (those same rows)."""
+    chain = _chain(db, thread)
+    query = "select * from turns where thread_id = ? order by rowid"
+    turns = list(db.execute(query, (thread["id"],)))
+    times, calls = _turn_spans(chain, turns)
+    start = next((i for i, at in enumerate(times) if at), len(chain)) if older else 0
+    _fill_times(times, thread["datetime_utc"])
+    title = (older and older.title) or thread["name"]
+    created_at = older.created_at if older else utc_time(thread["datetime_utc"])
+    conversation = Conversation(SOURCE, thread["id"], title, created_at, [])
+    conversation.messages.extend(older.messages if older else [])
+    for index in range(start, len(chain)):
+        found = to_zerda(thread["id"], chain[index], times[index], calls.get(index, {}))
+        conversation.messages.extend(found)
+    models = {turn["model"] for turn in turns if turn["model"]}
+    if len(models) == 1:
+        conversation.metadata["model"] = models.pop()
+    return conversation
+
+
+def _chain(db: sqlite3.Connection, thread: sqlite3.Row) -> list[LlmMessage]:
     chain = chain_messages(db, db.execute(CHAIN, (thread["tip_message_hash"],)))
     if thread["tip_message_hash"] is not None and not chain:
         raise KeyError(f"its tip message {thread['tip_message_hash']} is missing")
     if chain and chain[0].parent_hash is not None:
         raise KeyError(f"message {chain[0].parent_hash} of the chain is missing")
-    turns = list(
-        db.execute("select * from turns where thread_id = ? order by rowid", (thread["id"],))
-    )
-    times, calls = _turn_spans(chain, turns)
-    _fill_times(times, thread["datetime_utc"])
-    conversation = Conversation(SOURCE, thread["id"], thread["name"], _time(thread), [])
-    for index, message in enumerate(chain):
-        extra_metadata = calls.get(index, {})
-        conversation.messages.extend(to_zerda(thread["id"], message, times[index], extra_metadata))
-    models = {turn["model"] for turn in turns if turn["model"]}
-    if len(models) == 1:
-        conversation.metadata["model"] = models.pop()
-    return conversation
+    return chain
+
+
+def _older(db: sqlite3.Connection, thread: sqlite3.Row, tables: frozenset[str]) -> Conversation:
+    return responses.conversation_of(db, thread["id"], tables)
 
 
 def _turn_spans(
@@ -103,7 +121,3 @@ def _fill_times(times: list[str | None], fallback: str | None) -> None:
     following = fallback
     for index in range(len(times) - 1, -1, -1):
         times[index] = following = times[index] or following
-
-
-def _time(thread: sqlite3.Row) -> datetime | None:
-    return utc_time(thread["datetime_utc"])
