@@ -334,9 +334,9 @@ def import_(
     home: HomeOpt = None,
     location: StoreOpt = None,
 ) -> None:
-    """Import chat history: a ChatGPT, Claude, llm, aichat, shell_gpt or LangChain
-    export (one session per conversation, SESSION their prefix), or zerda's JSONL/JSON
-    export or an OpenAI messages array into SESSION.
+    """Add zerda's JSONL/JSON export or an OpenAI messages array to SESSION, or import
+    another tool's history (ChatGPT, Claude, llm, aichat, shell_gpt, LangChain), a
+    session per conversation (SESSION, if given, their prefix).
 
     Importing again adds only what is new: messages keep ids derived from the source.
     """
