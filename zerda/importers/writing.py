@@ -36,7 +36,8 @@ class Report:
         """ "imported 2 sessions, 9 messages (3 skipped: 2 branch, 1 hidden); 0 problems"."""
         line = f"imported {_count(self.sessions, 'session')}, {_count(self.messages, 'message')}"
         if self.skipped:
-            reasons = ", ".join(f"{n} {why}" for why, n in sorted(self.skipped.items(), key=_most_first))
+            ranked = sorted(self.skipped.items(), key=_most_first)
+            reasons = ", ".join(f"{n} {why}" for why, n in ranked)
             line += f" ({sum(self.skipped.values())} skipped: {reasons})"
         if self.unchanged:
             line += f"; {_count(self.unchanged, 'session')} already up to date"
