@@ -18,8 +18,15 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from zerda.messages import Message, Session
-from zerda.records import SESSION_AT, SUMMARY_AT, dumps, header_record, message_record, render
-from zerda.tally import Tally
+from zerda.store.files.records import (
+    SESSION_AT,
+    SUMMARY_AT,
+    dumps,
+    header_record,
+    message_record,
+    render,
+)
+from zerda.store.tally import Tally
 
 NEEDLE = "zebrafish"
 NEEDLE_EVERY = 10_000

@@ -1,5 +1,5 @@
 """The PostgreSQL store side by side with langchain-postgres's PostgresChatMessageHistory,
-on one throwaway server of the bench's own (`zerda.pgstore.throwaway`, fsync on).
+on one throwaway server of the bench's own (`zerda.store.postgres.throwaway`, fsync on).
 
 Rows: append latency (a turn: two messages) and the last 10 turns read at each read size
 (1k / 100k / 1M messages), `session_stats`, and a search over every session. The peer
@@ -37,7 +37,7 @@ VERSION = "postgres-v1"
 def postgres(sizes: Sizes, cache: Path, work: Path) -> list[Row]:
     """Every row of the section; one row saying why when no server can be started."""
     from zerda.errors import StoreError
-    from zerda.pgstore import throwaway
+    from zerda.store.postgres import throwaway
 
     directory = cache / VERSION
     private = not throwaway.reachable(directory)
@@ -57,7 +57,7 @@ def postgres(sizes: Sizes, cache: Path, work: Path) -> list[Row]:
 
 def _server(directory: Path) -> Any:
     """The bench's server: made on first use, started again on later runs."""
-    from zerda.pgstore import throwaway
+    from zerda.store.postgres import throwaway
 
     if not (directory / "data" / "PG_VERSION").exists():
         return throwaway.started(directory, durable=True)
@@ -151,8 +151,8 @@ def _settle(store: Any) -> None:
 def _load_zerda(store: Any, sid: str, count: int) -> None:
     """COPY the messages into zerda_messages (rows as the store makes them), then count
     the session's running totals once (`compact`)."""
-    from zerda.pgstore import rows
-    from zerda.pgstore.schema import SEARCH_INDEX
+    from zerda.store.postgres import rows
+    from zerda.store.postgres.schema import SEARCH_INDEX
 
     store.create_session(sid, created_at=stamp(0))
     columns = ("session_id", "seq", *rows.MESSAGE_COLUMNS.split(", "), "part", "folded")

@@ -47,8 +47,8 @@ from zerda.formats.openai import to_openai
 from zerda.integrations.langchain import ZerdaChatMessageHistory
 from zerda.memory.spec import MemorySpec, bind_memory
 from zerda.messages import Memory, Message, Session, Summary
-from zerda.stats import SessionStats
-from zerda.storebase import Store
+from zerda.store.base import Store
+from zerda.store.stats import SessionStats
 
 # -- langchain-core: chat_history/test_chat_history.py -----------------------------------
 

@@ -19,7 +19,7 @@ from zerda.memory import (
 )
 from zerda.memory.base import BaseMemory
 from zerda.messages import Summary
-from zerda.sessionfile import SessionFile
+from zerda.store.files.sessionfile import SessionFile
 
 FACTORIES = {
     "buffer": lambda **kw: ConversationBufferMemory(**kw),

@@ -1,4 +1,4 @@
-"""The fast search (zerda.search) against a full decode, on generated session files."""
+"""The fast search (zerda.store.files.search) against a full decode, on generated session files."""
 
 from __future__ import annotations
 
@@ -12,10 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from zerda import SessionStore, search
+from zerda import SessionStore
 from zerda.errors import CorruptSessionError, ZerdaWarning
 from zerda.messages import Message
-from zerda.reader import RecordReader
+from zerda.store.files import search
+from zerda.store.files.reader import RecordReader
 
 WORDS = [
     "zebrafish", "ZebraFish", "ZEBRAFISH", "zebra", "fish", "strasse", "Straße", "STRASSE",

@@ -28,9 +28,9 @@ from zerda import (
     StorageWriteError,
     ZerdaWarning,
 )
-from zerda import sessionfile as sf
-from zerda.rewrites import ListSource
-from zerda.sessionfile import SideFile
+from zerda.store.files import sessionfile as sf
+from zerda.store.files.sessionfile import SideFile
+from zerda.store.rewrites import ListSource
 
 ZERDA = str(Path(sys.executable).parent / "zerda")
 SURROGATE_LINE = (

@@ -110,18 +110,20 @@ def test_a_failing_server_keeps_the_old_summary_and_writes_nothing(
         file = store.sessions_dir / "s.jsonl"
         on_disk = file.read_bytes()
         memory.summarizer = OpenAISummarizer(server.url(mode), "m")
-        with pytest.raises(ClientError) as caught:
+        with pytest.raises(SummarizerError) as caught:
             memory.save_context({"input": "One more question?"}, {"output": "One more answer."})
+    assert isinstance(caught.value.__cause__, ClientError)
     assert isinstance(caught.value, ZerdaError)
     assert KEY not in str(caught.value)
     assert (memory.summary, memory.summary_turns, list(memory.chat_memory)) == before
     assert file.read_bytes() == on_disk
 
 
-def test_nothing_listening_is_a_client_error(api_key: str) -> None:
+def test_nothing_listening_is_a_summarizer_error(api_key: str) -> None:
     summarizer = OpenAISummarizer(f"http://127.0.0.1:{free_port()}/v1", "m")
-    with pytest.raises(ClientError, match="connection refused"):
+    with pytest.raises(SummarizerError, match="connection refused") as caught:
         summarizer("", turns(1))
+    assert isinstance(caught.value.__cause__, ClientError)
 
 
 def test_the_key_is_read_from_the_environment_only(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -173,7 +175,7 @@ def test_command_summarizer_is_bounded(tmp_path: Path, count: int) -> None:
 @pytest.mark.parametrize(
     "body,error",
     [
-        ("sys.stderr.write('model exploded\\n'); sys.exit(2)", ClientError),
+        ("sys.stderr.write('model exploded\\n'); sys.exit(2)", SummarizerError),
         ("print('   ')", SummarizerError),
     ],
 )

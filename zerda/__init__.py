@@ -16,10 +16,10 @@ from zerda.errors import (
     ZerdaWarning,
 )
 from zerda.messages import Memory, Message, Session, Summary
-from zerda.stats import SessionStats
-from zerda.store import SessionStore
-from zerda.storebase import Store
-from zerda.stores import open_store
+from zerda.store.base import Store
+from zerda.store.files.store import SessionStore
+from zerda.store.opening import open_store
+from zerda.store.stats import SessionStats
 from zerda.summarizers import ExtractiveSummarizer, Summarizer
 from zerda.tokens import TokenCounter, count_tokens, get_counter
 
@@ -60,7 +60,7 @@ __all__ = [
 def __getattr__(name: str) -> object:
     """`PostgresStore` loads with its module on first use: `import zerda` stays light."""
     if name == "PostgresStore":
-        from zerda.pgstore import PostgresStore
+        from zerda.store.postgres import PostgresStore
 
         return PostgresStore
     raise AttributeError(f"module 'zerda' has no attribute {name!r}")

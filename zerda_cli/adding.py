@@ -8,7 +8,7 @@ import dataclasses
 
 from zerda.limits import over_limit, too_large
 from zerda.messages import Memory, Message
-from zerda.storebase import Store
+from zerda.store.base import Store
 from zerda.tokens import PIECE, get_counter
 from zerda_cli.params import usage_error
 from zerda_cli.progress import ProgressLine

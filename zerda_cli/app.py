@@ -14,8 +14,8 @@ import typer
 
 from zerda.errors import NotFoundError, ZerdaError
 from zerda.messages import ROLE_TYPE_OF, Message, Summary
-from zerda.stats import SessionStats
-from zerda.storebase import Store
+from zerda.store.base import Store
+from zerda.store.stats import SessionStats
 from zerda_cli import render
 from zerda_cli.chat import chat
 from zerda_cli.copycommand import copy

@@ -23,6 +23,7 @@ from zerda_cli.chatoptions import (
     NoInputHistoryOpt,
     PlainOpt,
     ShowOpt,
+    SummarizerOpt,
     SystemOpt,
     TimeoutOpt,
 )
@@ -30,7 +31,7 @@ from zerda_cli.params import HomeOpt, StoreOpt, open_store
 from zerda_cli.sanitize import one_line
 
 if TYPE_CHECKING:
-    from zerda.storebase import Store
+    from zerda.store.base import Store
     from zerda_cli.backends import Backend
     from zerda_cli.config import ChatConfig
 
@@ -74,6 +75,7 @@ def chat(
     model: ModelOpt = None,
     timeout: TimeoutOpt = None,
     memory: MemoryOpt = None,
+    summarizer: SummarizerOpt = None,
     system: SystemOpt = None,
     show: ShowOpt = None,
     no_input_history: NoInputHistoryOpt = False,
@@ -96,6 +98,7 @@ def chat(
         "model": model,
         "timeout": timeout,
         "memory": memory,
+        "summarizer": summarizer,
         "system": system,
         "show": show,
         "input_history": False if no_input_history else None,

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from zerda.messages import Message
 from zerda.paths import validate_session_id
-from zerda.storebase import Store
+from zerda.store.base import Store
 from zerda_cli.backends import Messages
 from zerda_cli.chatmemory import bind_memory
 from zerda_cli.config import MemorySpec, parse_memory
@@ -62,11 +62,19 @@ def show_stats(chat: Chat, argument: str) -> None:
             ("session", chat.session_id),
             ("stored in", where if exists else f"{where} (created by the first turn)"),
             ("memory", chat.spec.describe()),
+            ("summarizer", _summarizer(chat)),
             ("next context", f"{chat.context_tokens} tokens + your message"),
             ("backend", chat.backend.name),
             ("system prompt", system if system else "none"),
         ],
     )
+
+
+def _summarizer(chat: Chat) -> str:
+    if chat.spec.kind != "summary":
+        return "none (summary memory only)"
+    kind = "the chat's model" if chat.config.summarizer == "model" else "extractive (offline)"
+    return f"{kind}, not up to date" if chat.unsummarized else kind
 
 
 def show_window(chat: Chat, argument: str) -> None:

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from zerda_cli.choices import BACKENDS, COMMAND_FORMATS
+from zerda_cli.choices import BACKENDS, COMMAND_FORMATS, SUMMARIZERS
 from zerda_cli.params import check_optional_session, complete_session
 
 
@@ -93,6 +93,15 @@ MemoryOpt = Annotated[
         metavar="KIND[:N]",
         help="History in the context: buffer, window:K, token:N or summary:N (window:10).",
         autocompletion=complete_memory,
+    ),
+]
+SummarizerOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--summarizer",
+        metavar="extractive|model",
+        help="Who writes summary memory's summary: offline, or the chat's own model (extractive).",
+        autocompletion=_choices(SUMMARIZERS),
     ),
 ]
 SystemOpt = Annotated[

@@ -19,7 +19,7 @@ from rich.spinner import Spinner
 from rich.table import Table
 from rich.text import Text
 
-from zerda.stats import SessionStats
+from zerda.store.stats import SessionStats
 from zerda_cli.richview import safe_text
 from zerda_cli.sanitize import neutralize, one_line
 

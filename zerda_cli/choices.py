@@ -3,3 +3,4 @@ shell completion alike (kept free of imports, as every command loads it)."""
 
 BACKENDS = ("manual", "command", "openai")
 COMMAND_FORMATS = ("json", "text")
+SUMMARIZERS = ("extractive", "model")

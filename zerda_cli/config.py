@@ -17,7 +17,7 @@ from zerda.errors import InvalidArgumentError, ZerdaError
 from zerda.memory.spec import MEMORY_KINDS as MEMORY_KINDS
 from zerda.memory.spec import MemorySpec as MemorySpec
 from zerda.memory.spec import parse_memory as parse_memory_spec
-from zerda_cli.choices import BACKENDS, COMMAND_FORMATS
+from zerda_cli.choices import BACKENDS, COMMAND_FORMATS, SUMMARIZERS
 from zerda_cli.paths import config_dir
 
 KEY_VARIABLES = ("ZERDA_API_KEY", "OPENAI_API_KEY")
@@ -32,6 +32,7 @@ ENVIRONMENT = {
     "timeout": ("ZERDA_TIMEOUT",),
     "memory": ("ZERDA_MEMORY",),
     "system": ("ZERDA_SYSTEM",),
+    "summarizer": ("ZERDA_SUMMARIZER",),
 }
 
 
@@ -58,6 +59,7 @@ class ChatConfig:
     model: str = "gpt-4o-mini"
     timeout: float = 60.0
     memory: str = "window 10"
+    summarizer: str = "extractive"
     system: str | None = None
     show: int = 3
     input_history: bool = True
@@ -150,6 +152,12 @@ def validate(config: ChatConfig) -> ChatConfig:
     if config.command_format not in COMMAND_FORMATS:
         raise ConfigError(
             f"unknown command format {config.command_format!r}: use {' or '.join(COMMAND_FORMATS)}"
+        )
+    if config.summarizer not in SUMMARIZERS:
+        raise ConfigError(f"unknown summarizer {config.summarizer!r}: use extractive or model")
+    if config.summarizer == "model" and config.backend_name == "manual":
+        raise ConfigError(
+            "the model summarizer asks the chat's model: use --backend openai or command"
         )
     if config.backend_name == "command" and not (config.command or "").strip():
         raise ConfigError("the command backend needs --command 'PROGRAM ARGS'")

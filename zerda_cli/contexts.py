@@ -8,7 +8,7 @@ from zerda.errors import NotFoundError
 
 if TYPE_CHECKING:
     from zerda.memory.base import BaseMemory
-    from zerda.storebase import Store
+    from zerda.store.base import Store
 
 
 def load_memory(store: Store, session_id: str, kind: str, *, k: int, max_tokens: int) -> BaseMemory:

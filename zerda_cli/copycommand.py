@@ -1,4 +1,4 @@
-"""`zerda copy`: sessions from one store to another, losslessly (see `zerda.copying`)."""
+"""`zerda copy`: sessions from one store to another, losslessly (see `zerda.store.copying`)."""
 
 from __future__ import annotations
 
@@ -44,8 +44,8 @@ def copy(
     uuids, times, roles, metadata, summaries and token counts go across as they are.
     Copying again adds nothing: messages are matched by uuid and replaced in place.
     """
-    from zerda.copying import copy_session
-    from zerda.stores import open_store
+    from zerda.store.copying import copy_session
+    from zerda.store.opening import open_store
     from zerda_cli.location import describe
     from zerda_cli.params import usage_error
 

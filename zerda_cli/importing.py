@@ -3,7 +3,7 @@
 A file is read twice and never held whole. `check_import` reads it once and checks
 every item: the first problem is an InputError naming the line or item, and nothing
 is written. The `ImportFile` it returns is read again as the store writes (it is a
-`zerda.rewrites.MessageSource`). A JSON document is read one element at a time
+`zerda.store.rewrites.MessageSource`). A JSON document is read one element at a time
 through a window of its text that slides along; stdin, which can be read only once,
 is copied to a private temp file first. A zerda export brings its session facts
 (user, metadata, creation time) and summary along.
@@ -29,9 +29,9 @@ from typing import IO, Any
 from zerda.errors import InvalidMessageError
 from zerda.formats.openai import from_openai
 from zerda.messages import Message, Session, Summary
-from zerda.records import POINTERS, check_storable
-from zerda.rewrites import UuidSet
-from zerda.tally import TALLY
+from zerda.store.files.records import POINTERS, check_storable
+from zerda.store.rewrites import UuidSet
+from zerda.store.tally import TALLY
 from zerda_cli.inputs import InputError
 
 # Records of a raw session file that carry nothing to import.

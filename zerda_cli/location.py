@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from zerda.pgstore.pool import is_url, redact
+from zerda.store.postgres.pool import is_url, redact
 from zerda_cli.paths import resolve_home
 
 VARIABLE = "ZERDA_STORE"

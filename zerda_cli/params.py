@@ -12,7 +12,7 @@ from typer._click.exceptions import UsageError
 
 from zerda.errors import ZerdaError
 from zerda.paths import SESSION_ID
-from zerda.storebase import Store
+from zerda.store.base import Store
 from zerda_cli.inputs import argument
 
 
@@ -90,7 +90,7 @@ def open_store(
     """The store a command works on: `--store`, `--home`, `$ZERDA_STORE`, `store =` in
     config.toml, else the data home (see `zerda_cli.location`); a usage error when both
     flags are given, or when a directory named is something else."""
-    from zerda.stores import open_store as open_location
+    from zerda.store.opening import open_store as open_location
     from zerda_cli.location import store_location
 
     if store is not None and home is not None:

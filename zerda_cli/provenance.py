@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 from zerda.clients.base import Provenance
 from zerda.messages import Message
-from zerda.storebase import Store
+from zerda.store.base import Store
 from zerda.usage import ModelUsage
 from zerda_cli.sanitize import one_line
 

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from zerda.messages import Message, Session, Summary
-from zerda.stats import SessionStats
+from zerda.store.stats import SessionStats
 from zerda_cli import formats
 from zerda_cli.sanitize import neutralize, one_line, to_json
 

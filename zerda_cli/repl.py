@@ -13,16 +13,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from zerda.clients.base import Provenance
-from zerda.errors import ZerdaError
+from zerda.errors import SummarizerError, ZerdaError
 from zerda.formats.openai import content_text
 from zerda.limits import over_limit, too_large
 from zerda.memory.turns import last_turns
-from zerda.messages import Message
-from zerda.storebase import Store
+from zerda.messages import Memory, Message
+from zerda.store.base import Store
 from zerda.tokens import count_tokens
 from zerda_cli.backends import Backend, BackendError, ManualBackend, Messages
 from zerda_cli.chatcommands import HANDLERS
-from zerda_cli.chatmemory import bind_memory
+from zerda_cli.chatmemory import bind_chat_memory, bind_memory, chat_summarizer
 from zerda_cli.chatview import ChatView
 from zerda_cli.config import ChatConfig, MemorySpec
 from zerda_cli.sanitize import one_line
@@ -80,7 +80,7 @@ class Chat:
         if session_id != self.session_id:
             self.failed = None
         self.session_id = session_id
-        self.memory = bind_memory(self.spec, self.store, session_id)
+        self._bind()
         exists = self.store.exists(session_id)
         self.turn_count = self.store.session_stats(session_id).turn_count if exists else 0
         self.session_system = self._stored_system() if exists else None
@@ -89,8 +89,20 @@ class Chat:
     def use_memory(self, spec: MemorySpec) -> None:
         """From now on, pick the context with the memory `spec` names."""
         self.spec = spec
-        self.memory = bind_memory(spec, self.store, self.session_id)
+        self._bind()
         self._update_tokens()
+
+    def _bind(self) -> None:
+        """Bind the memory the spec names; should its summarizer fail to bring the
+        summary up to date, say so and go on with the newest turns within the budget."""
+        summarizer = chat_summarizer(self.config, self.spec, self.backend, self.store.encoding)
+        self.memory, failed = bind_chat_memory(self.spec, self.store, self.session_id, summarizer)
+        self.unsummarized = failed is not None
+        if failed is not None:
+            self.view.error(
+                f"summary not updated: {failed}; until it is, the context is the newest "
+                f"turns within {self.spec.size} tokens"
+            )
 
     def set_session_system(self, text: str | None) -> None:
         """Store `text` as the session's own system prompt; None removes it."""
@@ -184,9 +196,37 @@ class Chat:
                 self.memory.save_context(
                     {"input": user_text}, {"output": answer.text}, reply_metadata=answer.metadata()
                 )
+        except SummarizerError as exc:
+            return self._record_unsummarized(user_text, answer, exc)
         except ZerdaError as exc:
             self.view.error(f"turn not recorded: {exc}")
             return None
+        return self._recorded()
+
+    def _record_unsummarized(
+        self, user_text: str, answer: Answer, failed: SummarizerError
+    ) -> StoredTurn | None:
+        """The summarizer failed folding older turns in: the turn is recorded as it is
+        (the summary stays as it was), and folding is tried again after the next turn."""
+        self.view.error(f"summary not updated: {failed}; the turn is recorded without it")
+        reply = Message("assistant", answer.text, answer.metadata() or {})
+        try:
+            with sigint_deferred():
+                stored = self.store.add_memory(
+                    self.session_id, Memory(messages=[Message("user", user_text), reply])
+                )
+        except ZerdaError as exc:
+            self.view.error(f"turn not recorded: {exc}")
+            return None
+        self.memory = bind_memory(MemorySpec("token", self.spec.size), self.store, self.session_id)
+        self.unsummarized = True
+        self.turn_count += 1
+        self._update_tokens()
+        return stored[0], stored[1]
+
+    def _recorded(self) -> StoredTurn | None:
+        if self.unsummarized:  # the summarizer may work again
+            self._bind()
         self.turn_count += 1
         self._update_tokens()
         return self.memory.last_stored_turn

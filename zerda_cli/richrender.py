@@ -11,7 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from zerda.messages import Message, Session
-from zerda.stats import SessionStats
+from zerda.store.stats import SessionStats
 from zerda_cli.formats import Totals, match_parts
 from zerda_cli.richview import (
     ROLE_STYLES,

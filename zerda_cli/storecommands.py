@@ -20,7 +20,7 @@ def init(location: StoreOpt = None, home: HomeOpt = None) -> None:
 
     Session files need no set-up: their directory is made on the first write.
     """
-    from zerda.pgstore import PostgresStore
+    from zerda.store.postgres import PostgresStore
 
     opened = open_store(home, location)
     if not isinstance(opened, PostgresStore):

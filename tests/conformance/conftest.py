@@ -2,7 +2,7 @@
 
 PostgreSQL comes from `ZERDA_TEST_POSTGRES_URL` (a server the tests may create and drop
 `zerda_test_*` databases on; `.ci/run` starts one), else from a throwaway server started
-here (`zerda.pgstore.throwaway`). When neither can be had the PostgreSQL tests are
+here (`zerda.store.postgres.throwaway`). When neither can be had the PostgreSQL tests are
 skipped with the reason, except under `CI=true`, where they fail: CI never skips them.
 """
 
@@ -24,9 +24,9 @@ from typing import IO
 import pytest
 
 from zerda.errors import StoreError
-from zerda.pgstore import throwaway
-from zerda.storebase import Store
-from zerda.stores import open_store
+from zerda.store.base import Store
+from zerda.store.opening import open_store
+from zerda.store.postgres import throwaway
 
 STORES = ["file", "postgres"]
 

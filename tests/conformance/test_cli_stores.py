@@ -14,7 +14,7 @@ import pytest
 from conftest import Throwaway, line_within
 
 from zerda import Memory, Message, SessionStore, open_store
-from zerda.storebase import Store
+from zerda.store.base import Store
 
 ZERDA = str(Path(sys.executable).parent / "zerda")
 

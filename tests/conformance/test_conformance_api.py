@@ -27,7 +27,7 @@ from zerda.memory import (
     ConversationSummaryMemory,
     ConversationTokenBufferMemory,
 )
-from zerda.storebase import Store
+from zerda.store.base import Store
 from zerda.tokens import count_tokens
 
 

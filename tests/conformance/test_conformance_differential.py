@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from zerda import Memory, Message, SessionStore, Summary, ZerdaError
-from zerda.storebase import Store
+from zerda.store.base import Store
 
 SESSIONS = ["a", "b"]
 ROLES = ["user", "assistant", "system", "tool", "Alice", "developer", "human", "ai"]

@@ -19,9 +19,9 @@ from zerda import (
     ZerdaError,
     open_store,
 )
-from zerda.pgstore.pool import redact
-from zerda.pgstore.schema import LATEST, MIGRATIONS
-from zerda.pgstore.store import LAST_N, SEARCH
+from zerda.store.postgres.pool import redact
+from zerda.store.postgres.schema import LATEST, MIGRATIONS
+from zerda.store.postgres.store import LAST_N, SEARCH
 
 
 @pytest.fixture

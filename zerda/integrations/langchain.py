@@ -27,7 +27,7 @@ from zerda.memory.base import MISSING
 from zerda.memory.spec import MemorySpec, bind_memory, parse_memory
 from zerda.messages import Memory, Message
 from zerda.paths import validate_session_id
-from zerda.storebase import Store
+from zerda.store.base import Store
 
 __all__ = ["ZerdaChatMessageHistory"]
 
@@ -52,7 +52,7 @@ class ZerdaChatMessageHistory(BaseChatMessageHistory):
         super().__init__()
         self.session_id = validate_session_id(session_id)
         if store is None:
-            from zerda.store import SessionStore
+            from zerda.store.files.store import SessionStore
 
             store = SessionStore()
         self.store: Store = store

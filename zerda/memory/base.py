@@ -13,7 +13,7 @@ from zerda.messages import Memory, Message, Summary
 from zerda.tokens import DEFAULT_ENCODING, count_tokens
 
 if TYPE_CHECKING:
-    from zerda.storebase import Store
+    from zerda.store.base import Store
 
 Turn = dict[str, Any]
 

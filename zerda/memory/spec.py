@@ -16,7 +16,8 @@ from zerda.memory.buffer import ConversationBufferMemory
 from zerda.memory.summary import ConversationSummaryBufferMemory
 from zerda.memory.token_buffer import ConversationTokenBufferMemory
 from zerda.memory.window import ConversationBufferWindowMemory
-from zerda.storebase import Store
+from zerda.store.base import Store
+from zerda.summarizers.base import Summarizer
 
 MEMORY_KINDS = ("buffer", "window", "token", "summary")
 DEFAULT_SIZES = {"window": 10, "token": 2000, "buffer": 0, "summary": 2000}
@@ -66,13 +67,24 @@ def parse_memory(text: str) -> MemorySpec:
     return MemorySpec(kind, size)
 
 
-def bind_memory(spec: MemorySpec, store: Store, session_id: str) -> BaseMemory:
-    """The memory class `spec` names, restored from and writing to the session."""
+def bind_memory(
+    spec: MemorySpec, store: Store, session_id: str, summarizer: Summarizer | None = None
+) -> BaseMemory:
+    """The memory class `spec` names, restored from and writing to the session.
+
+    `summarizer` writes the summary of `summary` memory (default: the offline extractive
+    one, whose summary is made again on binding; see `_resummarized`). A model's summary
+    is taken as stored: it is made again only when the turns it covers were undone.
+    """
     common: dict[str, Any] = {"store": store, "session_id": session_id, "encoding": store.encoding}
     if spec.kind == "window":
         return ConversationBufferWindowMemory(k=spec.size, **common)
     if spec.kind == "token":
         return ConversationTokenBufferMemory(max_token_limit=spec.size, **common)
+    if spec.kind == "summary" and summarizer is not None:
+        memory = ConversationSummaryBufferMemory(spec.size, summarizer, **common)
+        memory.store_summary()  # what binding caught up, kept: not asked for again
+        return memory
     if spec.kind == "summary":
         return _resummarized(ConversationSummaryBufferMemory(max_token_limit=spec.size, **common))
     return ConversationBufferMemory(**common)

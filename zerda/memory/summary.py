@@ -25,7 +25,7 @@ from zerda.memory.base import BaseMemory, Turn
 from zerda.memory.budget import message_tokens
 from zerda.memory.token_buffer import ConversationTokenBufferMemory, Cost
 from zerda.messages import Summary
-from zerda.storebase import Store
+from zerda.store.base import Store
 from zerda.summarizers.base import (
     DEFAULT_SUMMARY_TOKENS,
     RATIO,
@@ -194,14 +194,26 @@ class _SummaryMixin(BaseMemory):
             self.summary, self.summary_turns, self.summary_turn_tokens = "", 0, 0
             try:
                 self._catch_up(store, session_id, total - len(self.chat_memory), total)
-                value = self.summary_value()
-                current = None if stored is None else (stored.content, stored.metadata)
-                if value.content and current != (value.content, value.metadata):
-                    store.set_summary(session_id, value)
+                return self._stored_if_new(store, session_id, stored)
             except BaseException:
                 self.summary, self.summary_turns, self.summary_turn_tokens = state
                 raise
-            return value
+
+    def store_summary(self) -> Summary | None:
+        """Store the summary if it is not what the session holds (binding may have
+        caught it up with turns it did not cover); None when unbound or empty."""
+        with self._lock:
+            store, session_id = self.store, self.session_id
+            if store is None or session_id is None or not store.exists(session_id):
+                return None
+            return self._stored_if_new(store, session_id, store.get_summary(session_id))
+
+    def _stored_if_new(self, store: Store, session_id: str, stored: Summary | None) -> Summary:
+        value = self.summary_value()
+        current = None if stored is None else (stored.content, stored.metadata)
+        if value.content and current != (value.content, value.metadata):
+            store.set_summary(session_id, value)
+        return value
 
     # -- what it hands a model ---------------------------------------------------
 
@@ -297,6 +309,13 @@ class ConversationSummaryMemory(_SummaryMixin):
         self._catch_up(store, session_id, total, total)
 
 
+def summary_buffer_bound(max_token_limit: int) -> int:
+    """The default bound of ConversationSummaryBufferMemory's summary: a quarter of the
+    budget, at most DEFAULT_SUMMARY_TOKENS."""
+    limit = max_token_limit if type(max_token_limit) is int else 0
+    return max(1, min(DEFAULT_SUMMARY_TOKENS, limit // 4))
+
+
 class ConversationSummaryBufferMemory(_SummaryMixin, ConversationTokenBufferMemory):
     """Recent turns verbatim, older ones folded into a summary, all within `max_token_limit`.
 
@@ -324,8 +343,7 @@ class ConversationSummaryBufferMemory(_SummaryMixin, ConversationTokenBufferMemo
         super().__init__(max_token_limit, *args, **kwargs)
 
     def _default_summary_tokens(self) -> int:
-        limit = self.max_token_limit if type(self.max_token_limit) is int else 0
-        return max(1, min(DEFAULT_SUMMARY_TOKENS, limit // 4))
+        return summary_buffer_bound(self.max_token_limit)
 
     def _summary_reserve(self, folding: list[Turn]) -> Cost:
         """What the summary may cost once `folding` is folded, less what it costs now.

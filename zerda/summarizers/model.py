@@ -15,7 +15,7 @@ import os
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from zerda.errors import SummarizerError
+from zerda.errors import SummarizerError, ZerdaError
 from zerda.summarizers.base import DEFAULT_SUMMARY_TOKENS, Turn, check_budget, fit, turns_as_lines
 from zerda.tokens import DEFAULT_ENCODING, count_tokens
 
@@ -119,7 +119,12 @@ class ModelSummarizer:
             {"role": "system", "content": INSTRUCTIONS.format(words=words)},
             {"role": "user", "content": request},
         ]
-        text = self.client.reply(messages).read().strip()
+        try:
+            text = self.client.reply(messages).read().strip()
+        except ZerdaError as exc:  # the client's error (never the key), as a summarizer's
+            raise SummarizerError(
+                f"the {self.client.name} summarizer failed: {exc}; the summary is unchanged"
+            ) from exc
         if not text:
             raise SummarizerError(
                 f"the {self.client.name} summarizer got an empty reply; the summary is unchanged"

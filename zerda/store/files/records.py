@@ -8,7 +8,7 @@ from typing import Any
 
 from zerda.errors import InvalidMessageError
 from zerda.messages import Message, Session, Summary, format_time, parse_time, utc_now
-from zerda.tally import TALLY, Tally, seal
+from zerda.store.tally import TALLY, Tally, seal
 
 # Version 2: roles as given with a `role_type`, `extra` on messages, summaries with a
 # uuid and token count. Version 1 files still read (their roles were all role types).

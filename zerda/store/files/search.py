@@ -11,9 +11,9 @@ import threading
 from collections.abc import Callable, Iterator
 
 from zerda.messages import Message
-from zerda.reader import Record, RecordReader, with_token_counts
-from zerda.records import TOKENS
-from zerda.sessionfile import BLOCK, CHUNK, newlines
+from zerda.store.files.reader import Record, RecordReader, with_token_counts
+from zerda.store.files.records import TOKENS
+from zerda.store.files.sessionfile import BLOCK, CHUNK, newlines
 
 # The characters outside ASCII whose casefold holds ASCII (Unicode 14 and 15;
 # tests/test_search.py checks this against the running Python).

@@ -7,10 +7,10 @@ import os
 from typing import TYPE_CHECKING
 
 from zerda.errors import InvalidArgumentError
-from zerda.pgstore.pool import is_url, redact
+from zerda.store.postgres.pool import is_url, redact
 
 if TYPE_CHECKING:
-    from zerda.storebase import Store
+    from zerda.store.base import Store
 
 
 def open_store(
@@ -26,7 +26,7 @@ def open_store(
     server makes every commit durable and counts every message as it is written.
     """
     if is_url(location):
-        from zerda.pgstore import PostgresStore
+        from zerda.store.postgres import PostgresStore
 
         return PostgresStore(str(location))
     if isinstance(location, str) and "://" in location:
@@ -35,6 +35,6 @@ def open_store(
             f"unknown store {redact(location)!r}: {scheme}:// is not a store zerda knows "
             "(use postgresql://USER@HOST/DB, or a directory for session files)"
         )
-    from zerda.store import SessionStore
+    from zerda.store.files.store import SessionStore
 
     return SessionStore(location, fsync=fsync, count_on_write=count_on_write)

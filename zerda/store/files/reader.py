@@ -10,8 +10,8 @@ from typing import Any
 
 from zerda.errors import CorruptSessionError, ZerdaWarning
 from zerda.messages import Message
-from zerda.records import MESSAGE, TOKENS, loads, message_from
-from zerda.sessionfile import SessionFile
+from zerda.store.files.records import MESSAGE, TOKENS, loads, message_from
+from zerda.store.files.sessionfile import SessionFile
 
 Record = dict[str, Any]
 

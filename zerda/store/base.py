@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from zerda.messages import Memory, Message, Session, Summary
 
 if TYPE_CHECKING:
-    from zerda.rewrites import MessageSource
-    from zerda.stats import SessionStats
+    from zerda.store.rewrites import MessageSource
+    from zerda.store.stats import SessionStats
 
 
 T = TypeVar("T")

@@ -2,7 +2,7 @@
 
 With them `session_stats` reads one line instead of the whole file. A file whose
 last record has no tally (written before tallies) is scanned; so is one whose tally
-cannot be trusted (see `zerda.stats.trusted_tally`).
+cannot be trusted (see `zerda.store.stats.trusted_tally`).
 """
 
 from __future__ import annotations

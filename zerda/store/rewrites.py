@@ -19,8 +19,8 @@ from typing import Protocol
 
 from zerda.errors import CorruptSessionError, ZerdaWarning
 from zerda.messages import ASK, Message
-from zerda.records import MESSAGE, loads, message_from
-from zerda.sessionfile import SessionFile, SideFile
+from zerda.store.files.records import MESSAGE, loads, message_from
+from zerda.store.files.sessionfile import SessionFile, SideFile
 
 # The uuid of a record as zerda writes it: found in raw lines without decoding.
 UUID_FIELD = re.compile(rb'"uuid":"([^"\\]+)"')

@@ -8,8 +8,8 @@ from datetime import datetime
 from typing import Any
 
 from zerda.messages import ANSWER, ASK, Message, format_time, parse_time
-from zerda.records import MESSAGE, loads, message_from
-from zerda.tally import Tally, sealed
+from zerda.store.files.records import MESSAGE, loads, message_from
+from zerda.store.tally import Tally, sealed
 
 # The shortest line a message record can be (content aside): every field it must have,
 # each as short as it can be. A file holds at least this much per message.

@@ -28,8 +28,9 @@ from zerda.paths import (
     refuse_symlinks,
     validate_session_id,
 )
-from zerda.reader import RecordReader, with_token_counts
-from zerda.records import (
+from zerda.store.base import Store, last_wins, merged_metadata
+from zerda.store.files.reader import RecordReader, with_token_counts
+from zerda.store.files.records import (
     HEADER,
     MESSAGE,
     POINTERS,
@@ -48,7 +49,9 @@ from zerda.records import (
     summary_from,
     summary_record,
 )
-from zerda.rewrites import (
+from zerda.store.files.search import search_messages
+from zerda.store.files.sessionfile import SessionFile
+from zerda.store.rewrites import (
     ListSource,
     Merge,
     MessageSource,
@@ -57,11 +60,8 @@ from zerda.rewrites import (
     last_ask,
     uuids_held,
 )
-from zerda.search import search_messages
-from zerda.sessionfile import SessionFile
-from zerda.stats import SessionStats, collect_stats, stats_from_tally, tally_of, trusted_tally
-from zerda.storebase import Store, last_wins, merged_metadata
-from zerda.tally import TALLY, Tally
+from zerda.store.stats import SessionStats, collect_stats, stats_from_tally, tally_of, trusted_tally
+from zerda.store.tally import TALLY, Tally
 from zerda.tokens import DEFAULT_ENCODING, count_tokens, get_counter
 
 NO_POINTERS: dict[str, int | None] = {field: None for field in POINTERS.values()}

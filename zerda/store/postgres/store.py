@@ -24,18 +24,18 @@ from zerda.errors import (
 )
 from zerda.messages import ANSWER, ASK, Memory, Message, Session, Summary, format_time, utc_now
 from zerda.paths import validate_session_id
-from zerda.pgstore import rows
-from zerda.pgstore.pool import Server
-from zerda.pgstore.schema import LATEST, SEARCH_TEXT, current_version, migrate
-from zerda.stats import SessionStats, stats_from_tally
-from zerda.storebase import Store, last_wins, merged_metadata
-from zerda.tally import Tally
+from zerda.store.base import Store, last_wins, merged_metadata
+from zerda.store.postgres import rows
+from zerda.store.postgres.pool import Server
+from zerda.store.postgres.schema import LATEST, SEARCH_TEXT, current_version, migrate
+from zerda.store.stats import SessionStats, stats_from_tally
+from zerda.store.tally import Tally
 from zerda.tokens import DEFAULT_ENCODING, count_tokens, get_counter
 
 if TYPE_CHECKING:
     from psycopg import Connection
 
-    from zerda.rewrites import MessageSource
+    from zerda.store.rewrites import MessageSource
 
     Conn = Connection[tuple[Any, ...]]
 

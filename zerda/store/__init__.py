@@ -1,0 +1,17 @@
+"""Session stores: one interface, two implementations.
+
+- `zerda.store.base`: the interface (`Store`) every store provides, with what it gets
+  for free (async twins, batch rules); `rewrites`, `tally` and `stats` are the parts
+  both implementations share (streamed bulk writes, sealed running totals, statistics).
+- `zerda.store.files`: `SessionStore`, append-only JSON Lines files under `flock`, one
+  a session, on this host (the default).
+- `zerda.store.postgres`: `PostgresStore`, sessions on a PostgreSQL server shared by
+  many processes and hosts (psycopg is imported when it first connects).
+- `open_store(location)` picks one by location; `copying` moves sessions between any two.
+"""
+
+from zerda.store.base import Store
+from zerda.store.files import SessionStore
+from zerda.store.opening import open_store
+
+__all__ = ["SessionStore", "Store", "open_store"]

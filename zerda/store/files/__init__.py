@@ -1,0 +1,9 @@
+"""The file store: one append-only JSON Lines file a session (`store.SessionStore`).
+
+`sessionfile` is one file on disk (locked appends, line reads, safe rewrites), `records`
+the file format, `reader` turns a file into records, `search` scans files fast.
+"""
+
+from zerda.store.files.store import SessionStore
+
+__all__ = ["SessionStore"]
