@@ -28,7 +28,7 @@ def legacy_db(path: Path, last_migration: str = "m022_response_reasoning") -> An
     ensure_migrations_table(db)  # type: ignore[no-untyped-call]
     for migration in MIGRATIONS:
         migration(db)
-        db["_llm_migrations"].insert({"name": migration.__name__, "applied_at": "2025-01-01"})
+        db.table("_llm_migrations").insert({"name": migration.__name__, "applied_at": "2025-01-01"})
         if migration.__name__ == last_migration:
             break
     return db
