@@ -19,12 +19,12 @@ from rich.console import Console
 from zerda.clients import ClientError, CommandClient, OpenAIClient
 from zerda.clients.base import PROVENANCE_KEY, TRUNCATED_KEY
 from zerda.store import SessionStore
-from zerda_cli.backends import Backend, ManualBackend
-from zerda_cli.chatview import ChatView
+from zerda_cli.chat.backends import Backend, ManualBackend
+from zerda_cli.chat.piped import reply_writer, run_piped, stdin_lines
+from zerda_cli.chat.repl import Chat
+from zerda_cli.chat.view import ChatView
 from zerda_cli.config import ChatConfig
-from zerda_cli.piped import reply_writer, run_piped, stdin_lines
 from zerda_cli.progress import ProgressLine
-from zerda_cli.repl import Chat
 
 CONTEXT = [{"role": "user", "content": "Hello there"}]
 

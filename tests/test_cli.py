@@ -462,7 +462,7 @@ def test_search_highlights_the_match_in_the_original_text(content, query, parts)
 def test_commands_load_secrets_only_when_a_chat_session_id_is_made() -> None:
     code = (
         "import sys, zerda_cli.app\n"
-        "from zerda_cli.chat import new_session_id\n"
+        "from zerda_cli.chat.command import new_session_id\n"
         "before = 'secrets' in sys.modules\n"
         "new_session_id()\n"
         "print(before, 'secrets' in sys.modules)\n"

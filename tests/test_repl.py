@@ -16,12 +16,12 @@ from test_store_faults import rewrite_killed_at
 from zerda.clients.command import CommandClient
 from zerda.messages import Summary
 from zerda.store import SessionStore
-from zerda_cli.backends import ManualBackend
-from zerda_cli.chatview import ChatView
+from zerda_cli.chat.backends import ManualBackend
+from zerda_cli.chat.piped import reply_writer, run_piped, turn_writer
+from zerda_cli.chat.prompts import history_file
+from zerda_cli.chat.repl import Chat
+from zerda_cli.chat.view import ChatView
 from zerda_cli.config import ChatConfig
-from zerda_cli.piped import reply_writer, run_piped, turn_writer
-from zerda_cli.prompts import history_file
-from zerda_cli.repl import Chat
 
 
 def _text(summary: Summary | None) -> str | None:

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from zerda_cli.streaming import in_background
+from zerda_cli.chat.streaming import in_background
 
 FAILSAFE = 20.0  # seconds; only reached when the interrupt was lost
 

@@ -17,7 +17,7 @@ from zerda.messages import ROLE_TYPE_OF, Message, Summary
 from zerda.store.base import Store
 from zerda.store.stats import SessionStats
 from zerda_cli import render
-from zerda_cli.chat import chat
+from zerda_cli.chat.command import chat
 from zerda_cli.copycommand import copy
 from zerda_cli.importcommand import ImportFormat, import_history
 from zerda_cli.inputs import resolve_texts

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from zerda.memory.base import BaseMemory
     from zerda.store.base import Store
     from zerda.summarizers.base import Summarizer
-    from zerda_cli.backends import Backend
+    from zerda_cli.chat.backends import Backend
     from zerda_cli.config import ChatConfig
 
 __all__ = ["bind_chat_memory", "bind_memory", "chat_summarizer"]
@@ -31,7 +31,7 @@ def chat_summarizer(
         return None
     from zerda.memory.summary import summary_buffer_bound
     from zerda.summarizers.model import ModelSummarizer
-    from zerda_cli.backends import ManualBackend
+    from zerda_cli.chat.backends import ManualBackend
 
     if isinstance(backend, ManualBackend):
         return None  # refused when the config is read: nobody to ask

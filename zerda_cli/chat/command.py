@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, NoReturn
 import typer
 
 from zerda.errors import ZerdaError
-from zerda_cli.chatoptions import (
+from zerda_cli.chat.options import (
     BackendOpt,
     BaseUrlOpt,
     ChatSessionArg,
@@ -32,7 +32,7 @@ from zerda_cli.sanitize import one_line
 
 if TYPE_CHECKING:
     from zerda.store.base import Store
-    from zerda_cli.backends import Backend
+    from zerda_cli.chat.backends import Backend
     from zerda_cli.config import ChatConfig
 
 
@@ -154,7 +154,7 @@ def _run(
     jsonl: bool,
 ) -> None:
     """Start the REPL on a terminal, or the line-per-message loop for scripts."""
-    from zerda_cli.backends import BackendError, make_backend
+    from zerda_cli.chat.backends import BackendError, make_backend
 
     try:
         backend = make_backend(config, session_id)
@@ -176,9 +176,9 @@ def _run_piped(
     """The line-per-message loop: notes and errors on stderr, replies on stdout; its exit code."""
     from rich.console import Console
 
-    from zerda_cli.chatview import ChatView
-    from zerda_cli.piped import reply_writer, run_piped, stdin_lines, turn_writer
-    from zerda_cli.repl import Chat
+    from zerda_cli.chat.piped import reply_writer, run_piped, stdin_lines, turn_writer
+    from zerda_cli.chat.repl import Chat
+    from zerda_cli.chat.view import ChatView
 
     view = ChatView(Console(stderr=True, highlight=False, emoji=False, markup=False))
     if not named:
@@ -195,10 +195,10 @@ def _run_terminal(
     store: Store, session_id: str, config: ChatConfig, backend: Backend, home: Path | None
 ) -> None:
     """The REPL, with an input history file unless it is turned off or cannot be made."""
-    from zerda_cli.chatview import ChatView
+    from zerda_cli.chat.prompts import history_file, run_terminal
+    from zerda_cli.chat.repl import Chat
+    from zerda_cli.chat.view import ChatView
     from zerda_cli.paths import state_dir
-    from zerda_cli.prompts import history_file, run_terminal
-    from zerda_cli.repl import Chat
     from zerda_cli.richview import make_console
 
     history = None

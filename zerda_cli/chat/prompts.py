@@ -16,13 +16,13 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.styles import Style
 
 from zerda.paths import private_dir
-from zerda_cli.backends import ManualBackend
-from zerda_cli.chatview import ASSISTANT_LABEL, USER_LABEL
-from zerda_cli.editor import EditorError, edit_text
-from zerda_cli.slash import SlashCompleter
+from zerda_cli.chat.backends import ManualBackend
+from zerda_cli.chat.editor import EditorError, edit_text
+from zerda_cli.chat.slash import SlashCompleter
+from zerda_cli.chat.view import ASSISTANT_LABEL, USER_LABEL
 
 if TYPE_CHECKING:
-    from zerda_cli.repl import Chat
+    from zerda_cli.chat.repl import Chat
 
 STYLE = Style.from_dict(
     {

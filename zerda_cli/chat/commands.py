@@ -1,4 +1,4 @@
-"""What the slash commands of `zerda chat` do; `zerda_cli.slash` has their names and syntax.
+"""What the slash commands of `zerda chat` do; `zerda_cli.chat.slash` has their names and syntax.
 
 Each handler gets the chat and the text after the command's name; only /exit returns
 False, which ends the REPL.
@@ -12,15 +12,15 @@ from typing import TYPE_CHECKING, Any
 from zerda.messages import Message
 from zerda.paths import validate_session_id
 from zerda.store.base import Store
-from zerda_cli.backends import Messages
-from zerda_cli.chatmemory import bind_memory
+from zerda_cli.chat.backends import Messages
+from zerda_cli.chat.memory import bind_memory
+from zerda_cli.chat.slash import COMMANDS
+from zerda_cli.chat.terminal import sigint_deferred
 from zerda_cli.config import MemorySpec, parse_memory
 from zerda_cli.sanitize import one_line
-from zerda_cli.slash import COMMANDS
-from zerda_cli.terminal import sigint_deferred
 
 if TYPE_CHECKING:
-    from zerda_cli.repl import Chat
+    from zerda_cli.chat.repl import Chat
 
 SHOW_DEFAULT = 10
 
@@ -159,7 +159,7 @@ def retry_last_reply(chat: Chat) -> None:
 def edit_message(chat: Chat, argument: str) -> None:
     """/edit [TEXT]: write the next message in $EDITOR (starting from TEXT, else from the
     message of a failed turn); it waits at the prompt, Enter sends it."""
-    from zerda_cli.editor import edit_text
+    from zerda_cli.chat.editor import edit_text
 
     text = edit_text(argument or chat.failed or "")
     if not text.strip():

@@ -20,15 +20,15 @@ from zerda.memory.turns import last_turns
 from zerda.messages import Memory, Message
 from zerda.store.base import Store
 from zerda.tokens import count_tokens
-from zerda_cli.backends import Backend, BackendError, ManualBackend, Messages
-from zerda_cli.chatcommands import HANDLERS
-from zerda_cli.chatmemory import bind_chat_memory, bind_memory, chat_summarizer
-from zerda_cli.chatview import ChatView
+from zerda_cli.chat.backends import Backend, BackendError, ManualBackend, Messages
+from zerda_cli.chat.commands import HANDLERS
+from zerda_cli.chat.memory import bind_chat_memory, bind_memory, chat_summarizer
+from zerda_cli.chat.slash import is_command, parse, unescape
+from zerda_cli.chat.streaming import in_background
+from zerda_cli.chat.terminal import sigint_deferred, typing_hidden
+from zerda_cli.chat.view import ChatView
 from zerda_cli.config import ChatConfig, MemorySpec
 from zerda_cli.sanitize import one_line
-from zerda_cli.slash import is_command, parse, unescape
-from zerda_cli.streaming import in_background
-from zerda_cli.terminal import sigint_deferred, typing_hidden
 
 SYSTEM_KEY = "system"
 
