@@ -18,8 +18,10 @@ from zerda.store.base import Store
 from zerda.store.stats import SessionStats
 from zerda_cli import render
 from zerda_cli.chat.command import chat
-from zerda_cli.copycommand import copy
-from zerda_cli.importcommand import ImportFormat, import_history
+from zerda_cli.commands.copy import copy
+from zerda_cli.commands.imports import ImportFormat, import_history
+from zerda_cli.commands.store import store_app
+from zerda_cli.commands.summarize import summarize
 from zerda_cli.inputs import resolve_texts
 from zerda_cli.params import (
     ExportFormat,
@@ -37,8 +39,6 @@ from zerda_cli.params import (
     parse_meta,
     usage_error,
 )
-from zerda_cli.storecommands import store_app
-from zerda_cli.summarizecommand import summarize
 
 app = typer.Typer(
     name="zerda",
