@@ -18,6 +18,7 @@ from zerda.importers.base import Conversation, Found, ImportFailed, Problem
 from zerda.messages import Message
 from zerda.paths import SESSION_ID
 from zerda.store.base import Store
+from zerda.store.copying import new_session_undone_on_failure
 from zerda.store.files.records import check_storable
 from zerda.store.rewrites import ListSource
 
@@ -144,11 +145,12 @@ def _write(
     report.messages += len(new)
     if dry_run:
         return
-    if not exists or changed:
-        created = conversation.created_at
-        store.create_session(session_id, None, conversation.metadata, created_at=created)
-    if new:
-        store.import_messages(session_id, ListSource(new), conversation.summary)
+    with new_session_undone_on_failure(store, session_id):
+        if not exists or changed:
+            created = conversation.created_at
+            store.create_session(session_id, None, conversation.metadata, created_at=created)
+        if new:
+            store.import_messages(session_id, ListSource(new), conversation.summary)
 
 
 def _held(store: Store, session_id: str) -> dict[str | None, tuple[object, ...]]:

@@ -9,9 +9,11 @@ so copying again replaces them in place and adds nothing.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
+from zerda.errors import ZerdaError
 from zerda.messages import Message
 
 if TYPE_CHECKING:
@@ -75,9 +77,31 @@ def copy_session(
 
     The target's session is created with the source's facts (or, if it exists, has
     them merged in, as `create_session` does); the messages and the summary go in one
-    write (`import_messages`): a copy that fails leaves the target's messages as they were.
+    write (`import_messages`): a copy that fails leaves the target's messages as they were,
+    and a session it created removed again.
     """
     facts = source.get_session(session_id)
     summary = source.get_summary(session_id)
-    target.create_session(session_id, facts.user_id, facts.metadata, created_at=facts.created_at)
-    return target.import_messages(session_id, StoreSource(source, session_id, progress), summary)
+    with new_session_undone_on_failure(target, session_id):
+        target.create_session(
+            session_id, facts.user_id, facts.metadata, created_at=facts.created_at
+        )
+        return target.import_messages(
+            session_id, StoreSource(source, session_id, progress), summary
+        )
+
+
+@contextlib.contextmanager
+def new_session_undone_on_failure(store: Store, session_id: str) -> Iterator[None]:
+    """For a session written in more than one step (created, then its messages added):
+    should a step fail, a session that did not exist before is removed again, so a
+    failed copy or import leaves no empty session behind. The step's error is raised."""
+    created = not store.exists(session_id)
+    try:
+        yield
+    except BaseException:
+        if created:
+            with contextlib.suppress(ZerdaError):  # the step's own error is the one to see
+                if store.exists(session_id):
+                    store.delete_session(session_id)
+        raise

@@ -130,6 +130,7 @@ def _one_session(
     session: str, source: str, *, dry_run: bool, home: Path | None, location: str | None
 ) -> None:
     """zerda's JSONL/JSON export or an OpenAI messages array into session SESSION."""
+    from zerda.store.copying import new_session_undone_on_failure
     from zerda_cli.importing import check_import, opened
 
     with opened(source) as (fd, name):
@@ -140,12 +141,13 @@ def _one_session(
         # Counted now: loading the encoder is small beside a bulk import, and counts left
         # for the first reader sit in a record at the end, which streaming readers wait for.
         store = open_store(home, location)
-        if found.session is not None:
-            facts = found.session
-            store.create_session(
-                session, facts.user_id, facts.metadata, created_at=facts.created_at
-            )
-        count = store.import_messages(session, found, found.summary)
+        with new_session_undone_on_failure(store, session):
+            if found.session is not None:
+                facts = found.session
+                store.create_session(
+                    session, facts.user_id, facts.metadata, created_at=facts.created_at
+                )
+            count = store.import_messages(session, found, found.summary)
     render.note(f"imported {count} messages into session {session}")
 
 

@@ -43,13 +43,19 @@ def redact(url: str) -> str:
     """`url` without its password (in the user part or a `password=` parameter), the
     rest as given."""
     scheme, sep, rest = url.partition("://")
-    cut = min((at for at in map(rest.find, "/?#") if at >= 0), default=len(rest))
-    netloc, tail = rest[:cut], rest[cut:]
+    netloc, tail = _split_netloc(rest)
     if "@" in netloc:
         user, _, host = netloc.rpartition("@")
         netloc = f"{user.partition(':')[0]}@{host}"
     tail = _PASSWORD_PARAMETER.sub(lambda m: m[1] if m[2] else "", tail)
     return f"{scheme}{sep}{netloc}{tail}"
+
+
+def _split_netloc(rest: str) -> tuple[str, str]:
+    """`user:pass@host:port` and what follows it (path, query, fragment) of a URL's text
+    after `://`, however malformed (urlsplit refuses some, such as a bad IPv6 host)."""
+    cut = min((at for at in map(rest.find, "/?#") if at >= 0), default=len(rest))
+    return rest[:cut], rest[cut:]
 
 
 # A `password=` query parameter: what comes before it (? or &), and whether more follow.
@@ -58,8 +64,6 @@ _PASSWORD_PARAMETER = re.compile(r"([?&])password=[^&#]*(&?)")
 
 def _secrets(url: str) -> list[str]:
     """Every password the URL holds, as given and as decoded, longest first."""
-    from urllib.parse import urlsplit
-
     from psycopg.conninfo import conninfo_to_dict
 
     found = set()
@@ -69,7 +73,7 @@ def _secrets(url: str) -> list[str]:
         password = None
     if password:
         found.add(str(password))
-    netloc = urlsplit(url).netloc if "://" in url else ""
+    netloc = _split_netloc(url.partition("://")[2])[0] if "://" in url else ""
     user = netloc.rpartition("@")[0]
     if ":" in user:
         found.add(user.partition(":")[2])
