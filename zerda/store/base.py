@@ -34,6 +34,25 @@ class Store(ABC):
     """Sessions of messages with metadata, a running summary and running totals."""
 
     encoding: str
+    count_on_write = True  # count each message's tokens as it is written
+
+    def _stamp(self, message: Message) -> Message:
+        """`message` as written: a time (now, unless given), a uuid, and its token count
+        (unless given, or the store counts later)."""
+        if message.token_count is not None or not self.count_on_write:
+            return message.stamped(None)
+        from zerda.tokens import get_counter
+
+        return message.stamped(get_counter(self.encoding).count(message.content))
+
+    def _stamp_summary(self, summary: Summary | str | None) -> Summary | None:
+        """`summary` as written, stamped and counted like a message."""
+        found = Summary.coerce(summary)
+        if found is None or found.token_count is not None:
+            return found.stamped(None) if found else None
+        from zerda.tokens import count_tokens
+
+        return found.stamped(count_tokens(found.content, self.encoding))
 
     # -- sessions ----------------------------------------------------------------
 

@@ -62,7 +62,7 @@ from zerda.store.rewrites import (
 )
 from zerda.store.stats import SessionStats, collect_stats, stats_from_tally, tally_of, trusted_tally
 from zerda.store.tally import TALLY, Tally
-from zerda.tokens import DEFAULT_ENCODING, count_tokens, get_counter
+from zerda.tokens import DEFAULT_ENCODING, count_tokens
 
 NO_POINTERS: dict[str, int | None] = {field: None for field in POINTERS.values()}
 
@@ -264,17 +264,6 @@ class SessionStore(Store):
             file.remove()
 
     # -- writing messages ----------------------------------------------------------
-
-    def _stamp(self, message: Message) -> Message:
-        if message.token_count is not None or not self.count_on_write:
-            return message.stamped(None)
-        return message.stamped(get_counter(self.encoding).count(message.content))
-
-    def _stamp_summary(self, summary: Summary | str | None) -> Summary | None:
-        found = Summary.coerce(summary)
-        if found is None or found.token_count is not None:
-            return found.stamped(None) if found else None
-        return found.stamped(count_tokens(found.content, self.encoding))
 
     def add_memory(self, session_id: str, memory: Memory) -> list[Message]:
         """Add the messages (and summary) in one write; returns the messages as stored.

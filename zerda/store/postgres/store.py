@@ -30,7 +30,7 @@ from zerda.store.postgres.pool import Server
 from zerda.store.postgres.schema import LATEST, SEARCH_TEXT, current_version, migrate
 from zerda.store.stats import SessionStats, stats_from_tally
 from zerda.store.tally import Tally
-from zerda.tokens import DEFAULT_ENCODING, count_tokens, get_counter
+from zerda.tokens import DEFAULT_ENCODING, count_tokens
 
 if TYPE_CHECKING:
     from psycopg import Connection
@@ -332,17 +332,6 @@ class PostgresStore(Store):
             raise NotFoundError(session_id)
 
     # -- writing messages ----------------------------------------------------------
-
-    def _stamp(self, message: Message) -> Message:
-        if message.token_count is not None:
-            return message.stamped(None)
-        return message.stamped(get_counter(self.encoding).count(message.content))
-
-    def _stamp_summary(self, summary: Summary | str | None) -> Summary | None:
-        found = Summary.coerce(summary)
-        if found is None or found.token_count is not None:
-            return found.stamped(None) if found else None
-        return found.stamped(count_tokens(found.content, self.encoding))
 
     def add_memory(self, session_id: str, memory: Memory) -> list[Message]:
         """Add the messages (and summary) in one transaction; returns them as stored.
