@@ -17,6 +17,14 @@ class NotFoundError(ZerdaError, LookupError):
         self.session_id = session_id
 
 
+class SessionExistsError(ZerdaError):
+    """A session was to be made under a name another session holds; nothing was changed."""
+
+    def __init__(self, session_id: str) -> None:
+        super().__init__(f"session already exists: {session_id}")
+        self.session_id = session_id
+
+
 class InvalidSessionIdError(ZerdaError, ValueError):
     """A session id does not match `[A-Za-z0-9][A-Za-z0-9._-]{0,127}`."""
 

@@ -284,6 +284,15 @@ class Summary:
             )
 
 
+TURNS_KEY = "turns"  # Summary.metadata: the session's first `turns` turns are covered
+
+
+def covered_turns(summary: Summary | None) -> int | None:
+    """How many of the session's first turns `summary` covers; None when it does not say."""
+    found = summary.metadata.get(TURNS_KEY) if summary else None
+    return found if type(found) is int and found >= 0 else None
+
+
 @dataclass(frozen=True)
 class Session:
     """A conversation: its id, optional user, metadata and creation time."""

@@ -24,7 +24,7 @@ from typing import Any
 from zerda.memory.base import BaseMemory, Turn
 from zerda.memory.budget import message_tokens
 from zerda.memory.token_buffer import ConversationTokenBufferMemory, Cost
-from zerda.messages import Summary
+from zerda.messages import TURNS_KEY, Summary, covered_turns
 from zerda.store.base import Store
 from zerda.summarizers.base import (
     DEFAULT_SUMMARY_TOKENS,
@@ -40,16 +40,9 @@ from zerda.tokens import DEFAULT_ENCODING, count_tokens
 
 SUMMARY_INTRO = "Summary of the conversation so far:\n"
 SUMMARY_LABEL = "summary: "
-TURNS_KEY = "turns"  # Summary.metadata: the session's first `turns` turns are covered
 TOKENS_KEY = "turn_tokens"  # Summary.metadata: the tokens of those turns
 FOLD_BATCH = 64  # turns handed to the summarizer at once when catching up with a session
 TAIL_TURNS = 256  # turns to catch up with this close to the end are read from the end
-
-
-def covered_turns(summary: Summary | None) -> int | None:
-    """How many of the session's first turns `summary` covers; None when it does not say."""
-    found = summary.metadata.get(TURNS_KEY) if summary else None
-    return found if type(found) is int and found >= 0 else None
 
 
 def batches(turns: Iterable[Turn], size: int = FOLD_BATCH) -> Iterator[list[Turn]]:

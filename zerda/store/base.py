@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from zerda.messages import Memory, Message, Session, Summary
 
 if TYPE_CHECKING:
+    from zerda.store.overview import SessionOverview
     from zerda.store.rewrites import MessageSource
     from zerda.store.stats import SessionStats
 
@@ -90,8 +91,32 @@ class Store(ABC):
         """Stats of every readable session, most recently active first."""
 
     @abstractmethod
+    def list_overviews(self) -> list[SessionOverview]:
+        """Stats, title, creation time and opening words of every readable session, most
+        recently active first (a session that cannot be read is skipped with a warning)."""
+
+    @abstractmethod
     def delete_session(self, session_id: str) -> None:
         """Remove the session and everything in it."""
+
+    @abstractmethod
+    def rename_session(self, old: str, new: str) -> None:
+        """Give session `old` the id `new`, in one step: a reader finds it under one name or
+        the other, never both nor neither. SessionExistsError when `new` is taken,
+        NotFoundError when `old` is unknown; nothing is changed then.
+
+        A write to `old` waiting while it is renamed goes where its id says once the
+        rename is done: into a new session `old` (created by a first write, as ever), or
+        NotFoundError for a write that needs the session to exist. No acknowledged
+        write is lost, and none lands in `new` after the rename.
+        """
+
+    def fork_session(self, source: str, new: str, turns: int | None = None) -> Session:
+        """Make session `new` from the first `turns` turns of `source` (None: all of them),
+        recording where it came from; see `zerda.store.forking`. Returns the new session."""
+        from zerda.store.forking import fork
+
+        return fork(self, source, new, turns)
 
     # -- messages ----------------------------------------------------------------
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import os
+import warnings
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import suppress
 from dataclasses import replace
@@ -18,6 +19,7 @@ from zerda.errors import (
     NotFoundError,
     SessionChangedError,
     StoreError,
+    ZerdaWarning,
 )
 from zerda.messages import Memory, Message, Session, Summary, utc_now
 from zerda.paths import (
@@ -51,6 +53,7 @@ from zerda.store.files.records import (
 )
 from zerda.store.files.search import search_messages
 from zerda.store.files.sessionfile import SessionFile
+from zerda.store.overview import SessionOverview, opening_of, title_of
 from zerda.store.rewrites import (
     ListSource,
     Merge,
@@ -208,12 +211,14 @@ class SessionStore(Store):
         """The session's id, user, metadata and creation time.
 
         Reads the header and the latest update the last record points to; files
-        written before that pointer are scanned.
+        written before that pointer are scanned. The id is the file's name (a header
+        written before a rename holds the old one until `rename_session` rewrites it).
         """
         reader = self._reader(self._existing(session_id))
         header = reader.record_at(0, HEADER)
         if header is None:
             header = header_record(Session(id=session_id), self.encoding)
+        header = {**header, "id": session_id}
         latest = self._latest(reader, SESSION_AT, UPDATE)
         if latest is not False:
             return session_from(header, [latest] if latest else [])
@@ -262,6 +267,46 @@ class SessionStore(Store):
         file = self._existing(session_id)
         with file.locked():
             file.remove()
+
+    def rename_session(self, old: str, new: str) -> None:
+        """Rename the session's file (and side files) with one rename(2) under both
+        sessions' locks, then rewrite it (compacted) so its header names `new`.
+
+        See `Store.rename_session` and `zerda.store.files.moving`: a crash leaves the
+        session under one name or the other; one between the two steps leaves the old
+        id in the header, which nothing reads (the id is the file's name).
+        """
+        from zerda.store.files.moving import both_locked, move_session
+
+        source, target = self._existing(old), self._writable(new)
+        with both_locked(source, target):
+            move_session(source, target)
+            self.compact(new)
+
+    def list_overviews(self) -> list[SessionOverview]:
+        """Stats, title, creation time and opening words of every readable session,
+        most recently active first: per session its last line (totals), header and
+        latest update, and its first lines up to the first message that asks.
+
+        One deleted since it was listed is left out; one that cannot be read is left
+        out with a warning naming it.
+        """
+        found = []
+        for session_id in self.session_ids():
+            try:
+                found.append(self._overview(session_id))
+            except NotFoundError:
+                continue
+            except StoreError as exc:
+                warnings.warn(f"skipped session {session_id}: {exc}", ZerdaWarning, stacklevel=2)
+        return sorted(found, key=lambda o: o.stats.last_activity or "", reverse=True)
+
+    def _overview(self, session_id: str) -> SessionOverview:
+        stats = self.session_stats(session_id)
+        session = self.get_session(session_id)
+        records = self._reader(self._existing(session_id)).forward()
+        opening = opening_of(m for _, m in records if m is not None)
+        return SessionOverview(stats, title_of(session.metadata), session.created_at, opening)
 
     # -- writing messages ----------------------------------------------------------
 

@@ -25,7 +25,8 @@ from zerda.errors import (
 from zerda.messages import ANSWER, ASK, Memory, Message, Session, Summary, format_time, utc_now
 from zerda.paths import validate_session_id
 from zerda.store.base import Store, last_wins, merged_metadata
-from zerda.store.postgres import rows
+from zerda.store.overview import SessionOverview
+from zerda.store.postgres import managing, rows
 from zerda.store.postgres.pool import Server
 from zerda.store.postgres.schema import LATEST, SEARCH_TEXT, current_version, migrate
 from zerda.store.stats import SessionStats, stats_from_tally
@@ -330,6 +331,27 @@ class PostgresStore(Store):
             )
         if gone is None:
             raise NotFoundError(session_id)
+
+    def rename_session(self, old: str, new: str) -> None:
+        """Give session `old` the id `new` in one transaction (see `Store.rename_session`):
+        it takes `old`'s row lock, so writers to `old` queue behind it."""
+        validate_session_id(old)
+        validate_session_id(new)
+        with self._connection() as conn:
+            managing.rename(conn, old, new)
+
+    def list_overviews(self) -> list[SessionOverview]:
+        """Stats, title, creation time and opening words of every session, most recently
+        active first: one query."""
+        with self._connection() as conn:
+            found = conn.execute(managing.OVERVIEWS).fetchall()
+        overviews = [
+            SessionOverview(
+                self._stats(row[0], _tally(row[4:])), row[1], row[2].astimezone(UTC), row[3]
+            )
+            for row in found
+        ]
+        return sorted(overviews, key=lambda o: o.stats.last_activity or "", reverse=True)
 
     # -- writing messages ----------------------------------------------------------
 

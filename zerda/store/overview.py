@@ -1,0 +1,63 @@
+"""What a listing of sessions shows of each: its stats, title, creation time and opening words.
+
+Each store gathers these cheaply (`Store.list_overviews`): the file store reads a
+session's last line for its totals, its header and latest update for its facts, and
+its first lines up to the first message that asks; the PostgreSQL store, one query.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from itertools import islice
+from typing import Any
+
+from zerda.messages import ASK, Message, format_time
+from zerda.store.stats import SessionStats
+
+# How much of the first message that asks an overview keeps: more than any listing shows.
+OPENING_CHARS = 200
+# Messages read from the start looking for one that asks, at most (system prompts,
+# tool exchanges may come first); a session asking later shows no opening words.
+OPENING_MESSAGES = 64
+
+
+@dataclass(frozen=True)
+class SessionOverview:
+    """One session as `zerda sessions` lists it.
+
+    `title` is the session's metadata `title` when it is a non-empty string; `opening`
+    the first OPENING_CHARS characters of its first message that asks (a user's), None
+    when none is found early on.
+    """
+
+    stats: SessionStats
+    title: str | None = None
+    created_at: datetime | None = None
+    opening: str | None = None
+
+    @property
+    def session_id(self) -> str:
+        """The session's id."""
+        return self.stats.session_id
+
+    def to_dict(self) -> dict[str, Any]:
+        """The stats' JSON-ready dict with the title, creation time and opening words."""
+        created = format_time(self.created_at) if self.created_at else None
+        extra = {"title": self.title, "created_at": created, "opening": self.opening}
+        return {**self.stats.to_dict(), **extra}
+
+
+def title_of(metadata: dict[str, Any]) -> str | None:
+    """The session's title: metadata `title` when it is a non-empty string."""
+    title = metadata.get("title")
+    return title if isinstance(title, str) and title else None
+
+
+def opening_of(messages: Iterable[Message]) -> str | None:
+    """The start of the first message that asks among the first OPENING_MESSAGES."""
+    for message in islice(messages, OPENING_MESSAGES):
+        if message.part == ASK:
+            return message.content[:OPENING_CHARS]
+    return None
