@@ -1,10 +1,19 @@
-"""`--since` / `--until` values: an ISO date or time, or a span back from now (`7d`, `12h`)."""
+"""`--since` / `--until` values: an ISO date or time, or a span back from now (`7d`, `12h`);
+the options that take them, and the test a message's time must pass.
+
+A range is `since` (included) to `until` (left out); a bad value is a usage error (exit 2).
+"""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime, timedelta
+from typing import Annotated
 
+import typer
+
+from zerda.messages import Message
 from zerda_cli.inputs import InputError
 
 _SPAN = re.compile(r"(\d{1,9})([smhdw])")
@@ -39,3 +48,62 @@ def parse_moment(text: str, now: datetime | None = None) -> datetime:
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
     return moment.astimezone(UTC)
+
+
+def moment_value(value: str | None) -> datetime | None:
+    """A `--since`/`--until` value parsed; a bad one is a usage error."""
+    if value is None:
+        return None
+    try:
+        return parse_moment(value)
+    except InputError as exc:
+        raise typer.BadParameter(str(exc)) from None
+
+
+def span_value(value: str | None) -> timedelta | None:
+    """A duration option's value parsed (`30d`); a bad one is a usage error."""
+    if value is None:
+        return None
+    try:
+        return parse_span(value)
+    except InputError as exc:
+        raise typer.BadParameter(str(exc)) from None
+
+
+SinceOpt = Annotated[
+    datetime | None,
+    typer.Option(
+        "--since",
+        metavar="WHEN",
+        parser=moment_value,
+        help="From this time on: an ISO date or time (2026-11-30, 2026-11-30T08:00Z, "
+        "UTC unless it says) or a span back from now (7d, 12h).",
+        show_default=False,
+    ),
+]
+UntilOpt = Annotated[
+    datetime | None,
+    typer.Option(
+        "--until",
+        metavar="WHEN",
+        parser=moment_value,
+        help="Before this time (as --since).",
+        show_default=False,
+    ),
+]
+
+
+def within(moment: datetime | None, since: datetime | None, until: datetime | None) -> bool:
+    """True when `moment` is in [since, until); a missing time is in no range."""
+    if since is None and until is None:
+        return True
+    if moment is None:
+        return False
+    return (since is None or moment >= since) and (until is None or moment < until)
+
+
+def messages_within(
+    messages: Iterable[Message], since: datetime | None, until: datetime | None
+) -> Iterator[Message]:
+    """The messages created in [since, until) (all of them when neither is given)."""
+    return (m for m in messages if within(m.created_at, since, until))
