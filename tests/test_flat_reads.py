@@ -36,7 +36,7 @@ def test_a_session_with_only_an_unfinished_first_write_is_not_listed(store: Sess
     unfinished_first_write(store, "b")
     store.append_turn("c", "find me too", "found")
     assert store.session_ids() == ["a", "c"]
-    assert [sid for sid, _ in store.search("find me")] == ["a", "c"]
+    assert [sid for sid, _ in store.search("find me")] == ["c", "a"]
     assert [s.session_id for s in store.list_sessions()] == ["c", "a"]
     found = run(store.home, "search", "find me", "--json")
     assert found.returncode == 0, found.stderr
@@ -50,9 +50,9 @@ def test_a_session_deleted_during_a_search_is_passed_over(store: SessionStore) -
     for sid in "abc":
         store.append_turn(sid, f"needle in {sid}", "reply")
     hits = store.search("needle")
-    assert next(hits)[0] == "a"  # b and c are listed, not yet opened
+    assert next(hits)[0] == "c"  # the newest: a and b are listed, not yet opened
     store.delete_session("b")
-    assert [sid for sid, _ in hits] == ["c"]
+    assert [sid for sid, _ in hits] == ["a"]
 
 
 def test_a_session_asked_for_by_name_must_exist(store: SessionStore) -> None:

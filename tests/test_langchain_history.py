@@ -458,7 +458,9 @@ class ListStore(Store):
     def session_stats(self, session_id: str) -> SessionStats:
         raise NotImplementedError
 
-    def search(self, query: str, session_id: str | None = None) -> Iterator[tuple[str, Message]]:
+    def search(
+        self, query: Any, session_id: str | None = None, **filters: Any
+    ) -> Iterator[tuple[str, Message]]:
         raise NotImplementedError
 
     def delete_last_turn(self, session_id: str) -> list[Message]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 import random
@@ -16,7 +15,6 @@ from zerda import SessionStore
 from zerda.errors import CorruptSessionError, ZerdaWarning
 from zerda.messages import Message
 from zerda.store.files import search
-from zerda.store.files.reader import RecordReader
 
 WORDS = [
     "zebrafish", "ZebraFish", "ZEBRAFISH", "zebra", "fish", "strasse", "Straße", "STRASSE",
@@ -30,13 +28,13 @@ NEEDLES = [
 
 
 def _found(store: SessionStore, sid: str, needle: str) -> list[Message]:
-    reader = RecordReader(store._file(sid), lenient=store.lenient)
-    return list(search.search_messages(reader, needle, functools.partial(store._fill_counts, sid)))
+    return [message for _, message in store.search(needle, sid)]
 
 
 def _expected(store: SessionStore, sid: str, needle: str) -> list[Message]:
+    """The messages holding `needle`, newest first, by a full decode."""
     folded = needle.casefold()
-    return [m for m in store.iter_messages(sid) if folded in m.content.casefold()]
+    return [m for m in reversed(list(store.iter_messages(sid))) if folded in m.content.casefold()]
 
 
 def _build(store: SessionStore, seed: int, count: int) -> None:
@@ -112,12 +110,12 @@ def test_every_split_point_keeps_each_line_once(store: SessionStore) -> None:
         whole = list(search._scan(fd, 0, len(data), finder))
         for at in range(0, len(data), 97):
             mid = search._line_start(fd, at, len(data))
-            halves = list(search._scan(fd, 0, mid, finder)) + list(
-                search._scan(fd, mid, len(data), finder)
+            halves = list(search._scan(fd, mid, len(data), finder)) + list(
+                search._scan(fd, 0, mid, finder)
             )
             assert halves == whole
     assert [line for _, line in whole] == [
-        line for line in data.split(b"\n") if b"a" in line.lower()
+        line for line in reversed(data.split(b"\n")) if b"a" in line.lower()
     ]
 
 

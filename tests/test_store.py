@@ -233,7 +233,7 @@ def test_search(store: SessionStore) -> None:
     store.append_turn("a", "Where is Rome?", "In Italy.")
     store.append_turn("b", "Paris?", "France, like ROME is Italy")
     hits = [(sid, m.content) for sid, m in store.search("rome")]
-    assert hits == [("a", "Where is Rome?"), ("b", "France, like ROME is Italy")]
+    assert hits == [("b", "France, like ROME is Italy"), ("a", "Where is Rome?")]
     assert [sid for sid, _ in store.search("rome", session_id="b")] == ["b"]
     assert list(store.search("nowhere")) == []
 

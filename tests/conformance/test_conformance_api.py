@@ -261,7 +261,7 @@ def test_search(store: Store) -> None:
     store.append_turn("a", "Where is Rome?", "In Italy.")
     store.append_turn("b", "Paris?", "France, like ROME is Italy")
     hits = [(sid, m.content) for sid, m in store.search("rome")]
-    assert hits == [("a", "Where is Rome?"), ("b", "France, like ROME is Italy")]
+    assert hits == [("b", "France, like ROME is Italy"), ("a", "Where is Rome?")]
     assert [sid for sid, _ in store.search("rome", session_id="b")] == ["b"]
     assert list(store.search("nowhere")) == []
     found = next(iter(store.search("italy", session_id="a")))[1]
@@ -300,10 +300,10 @@ def test_an_empty_query_finds_every_message(store: Store) -> None:
     add_turns(store, "a", 1)
     add_turns(store, "b", 1)
     assert [(sid, m.content) for sid, m in store.search("")] == [
-        ("a", "q0"),
-        ("a", "a0"),
-        ("b", "q0"),
         ("b", "a0"),
+        ("b", "q0"),
+        ("a", "a0"),
+        ("a", "q0"),
     ]
 
 

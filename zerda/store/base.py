@@ -9,13 +9,14 @@ Everything above the store (memory classes, the command, the REPL) is written ag
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from zerda.messages import Memory, Message, Session, Summary
 
 if TYPE_CHECKING:
+    from zerda.store.matching import Query
     from zerda.store.overview import SessionOverview
     from zerda.store.rewrites import MessageSource
     from zerda.store.stats import SessionStats
@@ -186,8 +187,27 @@ class Store(ABC):
         """Counts, tokens, characters and activity."""
 
     @abstractmethod
-    def search(self, query: str, session_id: str | None = None) -> Iterator[tuple[str, Message]]:
-        """(session id, message) for every message holding `query`, any case."""
+    def search(
+        self,
+        query: Query,
+        session_id: str | None = None,
+        *,
+        roles: Collection[str] = (),
+        since: datetime | None = None,
+        until: datetime | None = None,
+        limit: int | None = None,
+    ) -> Iterator[tuple[str, Message]]:
+        """(session id, message) for each message `query` finds, newest first, streamed.
+
+        `query` is a string found in any case (`str.casefold`) or a compiled `re`
+        pattern (compile it with `re.IGNORECASE` for any case); `Matcher.spans` says
+        where in the content it matches. Only messages of one of `roles` (a role as
+        given or a role type), created at or after `since` and before `until`
+        (timezone-aware), in `session_id` if given (NotFoundError if it does not exist),
+        the newest `limit` (a positive integer) at most. Newest first: by the time each
+        message was added; within a session, the order they were added, last first; ties
+        between sessions in session id order.
+        """
 
     # -- rewriting ---------------------------------------------------------------
 
@@ -270,9 +290,11 @@ class Store(ABC):
         """`session_stats` in a worker thread."""
         return await _in_thread(self.session_stats, session_id)
 
-    async def asearch(self, query: str, session_id: str | None = None) -> list[tuple[str, Message]]:
-        """Every hit of `search`, gathered in a worker thread."""
-        return await _in_thread(lambda: list(self.search(query, session_id)))
+    async def asearch(
+        self, query: Query, session_id: str | None = None, **filters: Any
+    ) -> list[tuple[str, Message]]:
+        """Every hit of `search` (with its keyword filters), gathered in a worker thread."""
+        return await _in_thread(lambda: list(self.search(query, session_id, **filters)))
 
     async def aclear(self, session_id: str) -> None:
         """`clear` in a worker thread."""

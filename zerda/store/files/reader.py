@@ -113,6 +113,20 @@ def with_token_counts(
     yield from held
 
 
+def newest_first(records: Iterator[tuple[Record, Message | None]]) -> Iterator[Message]:
+    """The messages of `records` read last first, counts taken from the `tokens` records
+    after them (seen first); None where no record counted one."""
+    counts: dict[str, int] = {}
+    for record, message in records:
+        if message is None:
+            if record["type"] == TOKENS:
+                counts.update(record.get("counts") or {})
+            continue
+        if message.token_count is None and message.uuid in counts:
+            message = replace(message, token_count=counts[message.uuid])
+        yield message
+
+
 def _resolve(held: list[Message], waiting: dict[str, int], counts: dict[str, Any]) -> None:
     for uuid, count in counts.items():
         index = waiting.pop(uuid, None)

@@ -8,12 +8,13 @@ import re
 import signal
 import struct
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 from zerda.messages import Message
-from zerda.store.files.reader import Record, RecordReader, with_token_counts
+from zerda.store.files.reader import Record, RecordReader, newest_first
 from zerda.store.files.records import TOKENS
 from zerda.store.files.sessionfile import BLOCK, CHUNK, newlines
+from zerda.store.matching import Filters, Matcher
 
 # The characters outside ASCII whose casefold holds ASCII (Unicode 14 and 15;
 # tests/test_search.py checks this against the running Python).
@@ -32,33 +33,26 @@ Pair = tuple[Record, Message | None]
 Span = tuple[int, int]
 
 
-def search_messages(
-    reader: RecordReader, query: str, fill: Callable[[list[Message]], list[Message]]
-) -> Iterator[Message]:
-    """The messages whose content holds `query` in any case (`str.casefold`), in file order.
+def search_messages(reader: RecordReader, matcher: Matcher, filters: Filters) -> Iterator[Message]:
+    """The messages `matcher` finds that pass `filters`, newest first (the file read
+    from its end), with the counts of later `tokens` records (None where none is).
 
-    Exactly the messages a full decode would find, with token counts as
-    `with_token_counts` gives them (`fill` counts the rest). Only lines that may
-    match, and token records, are decoded, so a damaged line elsewhere goes unreported.
+    Exactly the messages a full decode would find. A literal query decodes only the
+    lines that may match, and token records, so a damaged line elsewhere goes unreported.
     """
-    needle = query.casefold()
-    if not _scannable(needle):
-        records: Iterator[Pair] = reader.forward()
+    needle = matcher.needle
+    if needle is None or not _scannable(needle):
+        records: Iterator[Pair] = reader.backward()
     else:
         records = _candidate_records(reader, LineFinder(needle))
-    return with_token_counts((p for p in records if _kept(p, needle)), fill)
+    for message in newest_first(records):
+        if filters.admits(message) and matcher.found(message.content):
+            yield message
 
 
 def _scannable(needle: str) -> bool:
     """True when raw lines show every match: no characters JSON always escapes."""
     return bool(needle) and needle.isprintable() and not any(c in needle for c in '"\\')
-
-
-def _kept(pair: Pair, needle: str) -> bool:
-    record, message = pair
-    if message is None:
-        return bool(record["type"] == TOKENS)
-    return needle in message.content.casefold()
 
 
 class LineFinder:
@@ -133,38 +127,28 @@ def _add_lines(hay: bytes, pattern: Pattern, stop: int, lines: dict[int, int]) -
 
 
 def _candidate_records(reader: RecordReader, finder: LineFinder) -> Iterator[Pair]:
+    """The records of the lines `finder` keeps, last first."""
     with reader.file.snapshot() as (fd, end):
-        numbers = _LineNumbers(fd)
         for offset, line in candidate_lines(fd, end, finder):
             if not line.strip():
                 continue
-            decoded = reader.decode(line, functools.partial(numbers.at, offset))
+            decoded = reader.decode(line, functools.partial(newlines_before, fd, offset))
             if decoded is not None:
                 yield decoded
 
 
-class _LineNumbers:
-    """Line numbers of increasing offsets, counted only when asked (on errors)."""
-
-    def __init__(self, fd: int) -> None:
-        self.fd = fd
-        self.offset = 0
-        self.number = 1
-
-    def at(self, offset: int) -> int:
-        if self.offset < offset:
-            self.number += newlines(self.fd, self.offset, offset)
-            self.offset = offset
-        return self.number
+def newlines_before(fd: int, offset: int) -> int:
+    """The 1-based number of the line starting at `offset` (counted only on errors)."""
+    return newlines(fd, 0, offset) + 1
 
 
 def candidate_lines(fd: int, end: int, finder: LineFinder) -> Iterator[tuple[int, bytes]]:
-    """(offset, line) of each line `finder` keeps in bytes [0, end) of `fd`, in file order.
+    """(offset, line) of each line `finder` keeps in bytes [0, end) of `fd`, last first.
 
-    A big file is split at a line start: a forked process scans the second half
-    while this one scans the first, then hands its lines over through a pipe as this
-    one reads them (the pipe's buffer is all that waits there, however many lines
-    match). Should the helper die, this one scans on from its last line.
+    A big file is split at a line start: a forked process scans the first half
+    (backwards) while this one scans the second, then hands its lines over through a
+    pipe as this one reads them (the pipe's buffer is all that waits there, however
+    many lines match). Should the helper die, this one scans on from its last line.
     """
     mid = _line_start(fd, end // 2, end)
     if end < PARALLEL_MIN or mid >= end or not _can_fork():
@@ -174,15 +158,15 @@ def candidate_lines(fd: int, end: int, finder: LineFinder) -> Iterator[tuple[int
     pid = os.fork()
     if pid == 0:
         os.close(receive)
-        _scan_for_parent(fd, mid, end, finder, send)
+        _scan_for_parent(fd, 0, mid, finder, send)
     os.close(send)
     status = None
     try:
-        yield from _scan(fd, 0, mid, finder)
+        yield from _scan(fd, mid, end, finder)
         resume = mid
         for offset, line in _received(receive):
             yield offset, line
-            resume = offset + len(line) + 1
+            resume = offset
         status = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
     finally:
         os.close(receive)
@@ -190,7 +174,7 @@ def candidate_lines(fd: int, end: int, finder: LineFinder) -> Iterator[tuple[int
             os.kill(pid, signal.SIGKILL)
             os.waitpid(pid, 0)
     if status != 0:
-        yield from _scan(fd, resume, end, finder)
+        yield from _scan(fd, 0, resume, finder)
 
 
 def _can_fork() -> bool:
@@ -216,19 +200,22 @@ def _line_start(fd: int, at: int, end: int) -> int:
 
 
 def _scan(fd: int, start: int, stop: int, finder: LineFinder) -> Iterator[tuple[int, bytes]]:
-    """(offset, line) of the lines `finder` keeps in [start, stop), both line starts."""
-    pos, size = start, CHUNK
-    while pos < stop:
-        block = os.pread(fd, min(size, stop - pos), pos)
-        cut = block.rfind(b"\n") + 1
-        if not cut:
-            if len(block) < size:
-                return  # no whole line left (the file shrank under us)
-            size *= 2  # a line longer than a chunk: read more at once
+    """(offset, line) of the lines `finder` keeps in [start, stop), both line starts,
+    last first: runs of whole lines are read from the end backwards."""
+    pos, size = stop, CHUNK
+    while pos > start:
+        begin = max(start, pos - size)
+        block = os.pread(fd, pos - begin, begin)
+        if len(block) < pos - begin:
+            return  # the file shrank under us
+        cut = 0 if begin == start else block.find(b"\n") + 1
+        if begin > start and cut in (0, len(block)):
+            size *= 2  # no whole line in the run (one longer than a chunk): read more
             continue
-        for begin, finish in finder.spans(block, cut):
-            yield pos + begin, block[begin:finish]
-        pos, size = pos + cut, CHUNK
+        run = block[cut:] if cut else block
+        for first, last in reversed(finder.spans(run, len(run))):
+            yield begin + cut + first, run[first:last]
+        pos, size = begin + cut, CHUNK
 
 
 def _scan_for_parent(fd: int, start: int, stop: int, finder: LineFinder, send: int) -> None:

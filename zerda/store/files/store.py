@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import functools
 import os
 import warnings
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from contextlib import suppress
 from dataclasses import replace
 from datetime import datetime
-from itertools import chain
+from itertools import chain, islice
 from pathlib import Path
 from typing import Any, Literal
 
@@ -21,7 +20,7 @@ from zerda.errors import (
     StoreError,
     ZerdaWarning,
 )
-from zerda.messages import Memory, Message, Session, Summary, utc_now
+from zerda.messages import Memory, Message, Session, Summary, parse_time, utc_now
 from zerda.paths import (
     SESSION_ID,
     SUFFIX,
@@ -31,7 +30,7 @@ from zerda.paths import (
     validate_session_id,
 )
 from zerda.store.base import Store, last_wins, merged_metadata
-from zerda.store.files.reader import RecordReader, with_token_counts
+from zerda.store.files.reader import RecordReader, newest_first, with_token_counts
 from zerda.store.files.records import (
     HEADER,
     MESSAGE,
@@ -53,6 +52,8 @@ from zerda.store.files.records import (
 )
 from zerda.store.files.search import search_messages
 from zerda.store.files.sessionfile import SessionFile
+from zerda.store.matching import Filters, Matcher, Query, check_limit
+from zerda.store.matching import newest_first as newest_hits
 from zerda.store.overview import SessionOverview, opening_of, title_of
 from zerda.store.rewrites import (
     ListSource,
@@ -461,15 +462,7 @@ class SessionStore(Store):
 
         Messages written with `count_on_write=False` may carry `token_count=None`.
         """
-        counts: dict[str, int] = {}
-        for record, message in self._reader(self._existing(session_id)).backward():
-            if message is None:
-                if record["type"] == TOKENS:
-                    counts.update(record.get("counts") or {})
-                continue
-            if message.token_count is None and message.uuid in counts:
-                message = replace(message, token_count=counts[message.uuid])
-            yield message
+        return newest_first(self._reader(self._existing(session_id)).backward())
 
     def get_memory(self, session_id: str, lastn: int | None = None) -> Memory:
         """The session's messages (the last `lastn` only, read from the end) and summary.
@@ -558,25 +551,57 @@ class SessionStore(Store):
             stats = collect_stats(session_id, self.iter_messages(session_id))
         return replace(stats, file_size=file.size(), encoding=self.encoding)
 
-    def search(self, query: str, session_id: str | None = None) -> Iterator[tuple[str, Message]]:
-        """(session id, message) for every message whose content holds `query`, any case.
+    def search(
+        self,
+        query: Query,
+        session_id: str | None = None,
+        *,
+        roles: Collection[str] = (),
+        since: datetime | None = None,
+        until: datetime | None = None,
+        limit: int | None = None,
+    ) -> Iterator[tuple[str, Message]]:
+        """(session id, message) for each message `query` finds, newest first (see
+        `Store.search`).
 
-        Streamed, one session after another. Over all sessions, one deleted since it
-        was listed is passed over; a session asked for by name must exist.
+        Each session is read from its end; sessions are merged by time and opened only
+        when their newest message could come next, so a limit stops the read early.
+        Over all sessions, one deleted since it was listed is passed over; a session
+        asked for by name must exist.
         """
+        check_limit(limit)
+        matcher, filters = Matcher(query), Filters.of(roles, since, until)
         if session_id:
-            yield from self._search_in(session_id, query)
-            return
-        for sid in self.session_ids():
-            try:
-                yield from self._search_in(sid, query)
-            except NotFoundError:
-                continue  # deleted since it was listed (its file is opened on the first read)
+            hits = self._search_in(session_id, matcher, filters)
+        else:
+            newest = ((sid, self._newest_time(sid)) for sid in self.session_ids())
+            hits = newest_hits(newest, lambda sid: self._search_listed(sid, matcher, filters))
+        return islice(hits, limit)
 
-    def _search_in(self, session_id: str, query: str) -> Iterator[tuple[str, Message]]:
+    def _newest_time(self, session_id: str) -> float | None:
+        """When the session's last message was added (a timestamp), from its totals."""
+        try:
+            tally = self._last_tally(session_id)
+        except (NotFoundError, StoreError):
+            return None
+        return parse_time(tally.last).timestamp() if tally and tally.last else None
+
+    def _search_listed(
+        self, session_id: str, matcher: Matcher, filters: Filters
+    ) -> Iterator[tuple[str, Message]]:
+        """`_search_in`, ended quietly should the session be deleted since it was listed."""
+        try:
+            yield from self._search_in(session_id, matcher, filters)
+        except NotFoundError:
+            return
+
+    def _search_in(
+        self, session_id: str, matcher: Matcher, filters: Filters
+    ) -> Iterator[tuple[str, Message]]:
         reader = self._reader(self._existing(session_id))
-        fill = functools.partial(self._fill_counts, session_id)
-        for message in search_messages(reader, query, fill):
+        for message in search_messages(reader, matcher, filters):
+            if message.token_count is None:
+                message = self._counted([message])[0]
             yield session_id, message
 
     # -- rewriting -----------------------------------------------------------------

@@ -10,10 +10,11 @@ session's length, and appends cost the same at any length.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from contextlib import AbstractContextManager
 from dataclasses import replace
 from datetime import UTC, datetime
+from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 from zerda.errors import (
@@ -25,10 +26,12 @@ from zerda.errors import (
 from zerda.messages import ANSWER, ASK, Memory, Message, Session, Summary, format_time, utc_now
 from zerda.paths import validate_session_id
 from zerda.store.base import Store, last_wins, merged_metadata
+from zerda.store.matching import Filters, Matcher, Query, check_limit
 from zerda.store.overview import SessionOverview
 from zerda.store.postgres import managing, rows
 from zerda.store.postgres.pool import Server
-from zerda.store.postgres.schema import LATEST, SEARCH_TEXT, current_version, migrate
+from zerda.store.postgres.schema import LATEST, current_version, migrate
+from zerda.store.postgres.searching import SearchQuery
 from zerda.store.stats import SessionStats, stats_from_tally
 from zerda.store.tally import Tally
 from zerda.tokens import DEFAULT_ENCODING, count_tokens
@@ -149,15 +152,6 @@ _SELECT_MESSAGES = f"SELECT {rows.MESSAGE_COLUMNS} FROM zerda_messages WHERE ses
 LAST_N = f"{_SELECT_MESSAGES} ORDER BY seq DESC LIMIT %s"
 FORWARD = f"{_SELECT_MESSAGES} ORDER BY seq"
 BACKWARD = f"{_SELECT_MESSAGES} ORDER BY seq DESC"
-# Candidates of a search (each checked exactly after): the trigram index on SEARCH_TEXT.
-SEARCH = (
-    f"SELECT session_id, {rows.MESSAGE_COLUMNS} FROM zerda_messages "
-    f"WHERE {SEARCH_TEXT} LIKE %s ORDER BY session_id, seq"
-)
-SEARCH_IN = (
-    f"SELECT session_id, {rows.MESSAGE_COLUMNS} FROM zerda_messages "
-    f"WHERE {SEARCH_TEXT} LIKE %s AND session_id = %s ORDER BY seq"
-)
 
 
 class PostgresStore(Store):
@@ -612,23 +606,35 @@ class PostgresStore(Store):
     def _stats(self, session_id: str, tally: Tally) -> SessionStats:
         return replace(stats_from_tally(session_id, tally), encoding=self.encoding)
 
-    def search(self, query: str, session_id: str | None = None) -> Iterator[tuple[str, Message]]:
-        """(session id, message) for every message whose content holds `query`, any case
-        (`str.casefold`, as the file store matches), sessions in id order, each oldest first.
+    def search(
+        self,
+        query: Query,
+        session_id: str | None = None,
+        *,
+        roles: Collection[str] = (),
+        since: datetime | None = None,
+        until: datetime | None = None,
+        limit: int | None = None,
+    ) -> Iterator[tuple[str, Message]]:
+        """(session id, message) for each message `query` finds, newest first (by time,
+        then session id, then position, last first); see `Store.search`.
 
-        The trigram index picks the candidates; each is checked exactly here.
+        The filters are SQL (`zerda.store.postgres.searching`): the trigram index picks
+        a string's candidates; each is checked exactly here.
         """
-        needle = query.casefold()
-        pattern = "%" + _like_escaped(needle.replace(rows.NUL, rows.NUL_STAND_IN)) + "%"
-        if session_id:
+        check_limit(limit)
+        session_id = session_id or None
+        if session_id is not None:
             validate_session_id(session_id)
-            found = self._streamed(SEARCH_IN, (pattern, session_id), session_id)
-        else:
-            found = self._streamed(SEARCH, (pattern,), None)
-        for row in found:
-            message = rows.message_from_row(row[1:])
-            if needle in message.content.casefold():
-                yield row[0], message
+        matcher = Matcher(query)
+        sql = SearchQuery(matcher, Filters.of(roles, since, until), session_id, limit)
+        found = self._streamed(sql.statement(), tuple(sql.params), session_id)
+        hits = (
+            (row[0], message)
+            for row in found
+            if matcher.found((message := rows.message_from_row(row[1:])).content)
+        )
+        return islice(hits, limit)
 
     # -- rewriting -----------------------------------------------------------------
 
@@ -860,8 +866,3 @@ def _cut(conn: Conn, session_id: str, at: int, totals: Tally) -> tuple[list[Mess
         last=_stamp_of(last[0]) if last else None,
     )
     return removed, kept
-
-
-def _like_escaped(text: str) -> str:
-    """`text` matched literally by LIKE (whose escape character is the backslash)."""
-    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")

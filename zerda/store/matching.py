@@ -1,0 +1,126 @@
+"""What a search matches, for every store: a query (any case), roles, a time range, and
+where in a message's content each match is."""
+
+from __future__ import annotations
+
+import heapq
+import re
+from collections import deque
+from collections.abc import Callable, Collection, Iterable, Iterator
+from dataclasses import dataclass
+from datetime import datetime
+
+from zerda.errors import InvalidArgumentError
+from zerda.messages import Message
+
+Query = str | re.Pattern[str]
+Hit = tuple[str, Message]
+Span = tuple[int, int]
+Heap = list[tuple[float, int, Hit, Iterator[Hit]]]
+
+
+class Matcher:
+    """Finds `query` in message content: a string in any case (`str.casefold`, so `ß`
+    finds `SS`), or a compiled pattern as it was compiled (`re.IGNORECASE` for any case)."""
+
+    def __init__(self, query: Query) -> None:
+        self.pattern = query if isinstance(query, re.Pattern) else None
+        self.needle = query.casefold() if isinstance(query, str) else None
+
+    def found(self, content: str) -> bool:
+        """True when `content` holds a match."""
+        if self.pattern is not None:
+            return self.pattern.search(content) is not None
+        return self.needle is not None and self.needle in content.casefold()
+
+    def spans(self, content: str) -> list[Span]:
+        """(start, end) character offsets in `content` of each match, left to right, none
+        overlapping (an empty query or pattern match has none)."""
+        if self.pattern is not None:
+            return [m.span() for m in self.pattern.finditer(content) if m.end() > m.start()]
+        return _folded_spans(content, self.needle or "")
+
+
+def _folded_spans(content: str, needle: str) -> list[Span]:
+    """Where `needle` (casefolded) occurs in `content` casefolded, as offsets in `content`:
+    a match that starts or ends inside a character's fold (`ß` is `ss`) takes in all of it."""
+    if not needle:
+        return []
+    owners: list[int] = []  # the index in `content` of each character of the fold
+    for index, char in enumerate(content):
+        owners.extend([index] * len(char.casefold()))
+    folded = content.casefold()
+    spans: list[Span] = []
+    at = folded.find(needle)
+    while at >= 0:
+        end = at + len(needle)
+        spans.append((owners[at], owners[end - 1] + 1))
+        at = folded.find(needle, end)
+    return spans
+
+
+@dataclass(frozen=True)
+class Filters:
+    """Which messages a search keeps besides the query: any of `roles` (a role as given
+    or a role type; empty: all), created at or after `since` and before `until`."""
+
+    roles: frozenset[str] = frozenset()
+    since: datetime | None = None
+    until: datetime | None = None
+
+    @classmethod
+    def of(cls, roles: Collection[str], since: datetime | None, until: datetime | None) -> Filters:
+        """The filters, checked: times must be timezone-aware."""
+        for moment in (since, until):
+            if moment is not None and moment.tzinfo is None:
+                raise InvalidArgumentError("since and until must be timezone-aware datetimes")
+        return cls(frozenset(roles), since, until)
+
+    def admits(self, message: Message) -> bool:
+        """True when `message` passes every filter."""
+        if self.roles and message.role not in self.roles and message.kind not in self.roles:
+            return False
+        at = message.created_at
+        if at is None:
+            return self.since is None and self.until is None
+        return (self.since is None or at >= self.since) and (self.until is None or at < self.until)
+
+
+def check_limit(limit: int | None) -> None:
+    """InvalidArgumentError unless `limit` is None or a positive integer."""
+    if limit is not None and (type(limit) is not int or limit < 1):
+        raise InvalidArgumentError(f"limit must be a positive integer, not {limit!r}")
+
+
+def newest_first(
+    sessions: Iterable[tuple[str, float | None]], hits_of: Callable[[str], Iterator[Hit]]
+) -> Iterator[Hit]:
+    """The hits of every session merged newest first (ties: sessions in the given order).
+
+    `sessions` pairs each id with the time (a POSIX timestamp) of its newest message, or
+    None when unknown; `hits_of(id)` gives a session's hits newest first. A session is
+    opened only when its newest message could be the next hit, so few are open at once
+    and a caller that stops early (a limit) never reads the older ones at all.
+    """
+    waiting = deque(
+        sorted(
+            (-(newest if newest is not None else float("inf")), rank, sid)
+            for rank, (sid, newest) in enumerate(sessions)
+        )
+    )
+    heap: Heap = []
+    while waiting or heap:
+        while waiting and (not heap or waiting[0][:2] <= heap[0][:2]):
+            _, rank, sid = waiting.popleft()
+            _push(heap, rank, hits_of(sid))
+        if heap:
+            _, rank, hit, rest = heapq.heappop(heap)
+            yield hit
+            _push(heap, rank, rest)
+
+
+def _push(heap: Heap, rank: int, hits: Iterator[Hit]) -> None:
+    hit = next(hits, None)
+    if hit is not None:
+        at = hit[1].created_at
+        heapq.heappush(heap, (-at.timestamp() if at else float("inf"), rank, hit, hits))
