@@ -122,6 +122,21 @@ def test_an_openai_transcript_comes_back_exactly(home: Path) -> None:
     assert roles == [m["role"] for m in OPENAI_TRANSCRIPT]
 
 
+def test_keys_of_an_openai_item_zerda_also_uses_come_back(home: Path) -> None:
+    # Items as the Responses API and some proxies write them: a "type" of their own, and
+    # keys zerda knows by other meanings are the item's, kept as given.
+    sent = [
+        {"role": "user", "content": "hi", "type": "message", "status": "completed"},
+        {"role": "assistant", "content": "hello", "type": "message", "id": "msg_1"},
+    ]
+    zerda(home, "import", "t", "-", stdin=json.dumps(sent).encode())
+    back = zerda(home, "export", "t", "--format", "openai").stdout
+    assert json.loads(back) == sent
+    again = zerda(home, "export", "t", "--format", "jsonl").stdout
+    zerda(home, "import", "u", "-", stdin=again)
+    assert json.loads(zerda(home, "export", "u", "--format", "openai").stdout) == sent
+
+
 def test_roles_and_their_types_are_kept_on_every_path(
     home: Path, store: SessionStore, rich_session: str
 ) -> None:

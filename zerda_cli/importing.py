@@ -12,6 +12,7 @@ is copied to a private temp file first. A zerda export brings its session facts
 from __future__ import annotations
 
 import codecs
+import dataclasses
 import io
 import itertools
 import json
@@ -210,6 +211,9 @@ def _taken(value: dict[str, Any], kind: Any, item: Item) -> Message | Session | 
         return Session.from_dict(value)
     if item.records and kind == "summary":
         return Summary.coerce({k: v for k, v in value.items() if k != "type"})
+    if not item.records and kind is not None:  # an array item's own "type": kept with it
+        found = from_openai(value)
+        return dataclasses.replace(found, extra={**found.extra, "type": kind})
     if kind == "message":  # a raw session file's record: its pointers and totals are not data
         return from_openai({k: v for k, v in value.items() if k not in FILE_FIELDS})
     if kind is None:
