@@ -225,7 +225,7 @@ def test_sessions_json_and_plain(zerda, chat: str, store: SessionStore) -> None:
     assert [d["session_id"] for d in data] == ["other", "chat"]
     assert data[1]["messages"] == 6
     lines = zerda("sessions").out.splitlines()
-    assert lines[0].split() == ["SESSION", "MESSAGES", "TOKENS", "LAST_ACTIVITY"]
+    assert lines[0].split() == ["SESSION", "MESSAGES", "TOKENS", "LAST_ACTIVITY", "TITLE"]
     assert lines[2].split()[:2] == ["chat", "6"]
 
 

@@ -6,20 +6,23 @@ commands that need them, so `zerda add` starts fast.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Iterable
+from datetime import datetime
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from zerda.errors import NotFoundError, ZerdaError
 from zerda.messages import ROLE_TYPE_OF, Message, Summary
 from zerda.store.base import Store
-from zerda.store.stats import SessionStats
 from zerda_cli import render
 from zerda_cli.chat.command import chat
 from zerda_cli.commands.copy import copy
 from zerda_cli.commands.imports import ImportFormat, import_history
+from zerda_cli.commands.manage import fork, rename, title
+from zerda_cli.commands.prune import prune
+from zerda_cli.commands.sessions import sessions
 from zerda_cli.commands.store import store_app
 from zerda_cli.commands.summarize import summarize
 from zerda_cli.inputs import resolve_texts
@@ -39,6 +42,7 @@ from zerda_cli.params import (
     parse_meta,
     usage_error,
 )
+from zerda_cli.spans import SinceOpt, UntilOpt, messages_within
 
 app = typer.Typer(
     name="zerda",
@@ -133,24 +137,38 @@ def show(
     pager: Annotated[
         bool, typer.Option("--pager/--no-pager", help="Page long transcripts on a terminal.")
     ] = True,
+    since: SinceOpt = None,
+    until: UntilOpt = None,
     home: HomeOpt = None,
     location: StoreOpt = None,
 ) -> None:
-    """The transcript: who said what, when, and how many tokens it took."""
+    """The transcript: who said what, when, and how many tokens it took.
+
+    --since/--until keep the messages created in that range (the last N of them with
+    --last); the summary is shown as ever.
+    """
     chosen = [name for name, on in [("json", as_json), ("jsonl", jsonl)] if on]
     chosen += [fmt.value] if fmt else []
     if len(chosen) > 1:
         raise usage_error("choose one of --json, --jsonl, --format")
     store = open_store(home, location)
     details = store.get_session(session)
-    summary, messages = _history(store, session, last)
+    summary, messages = _history(store, session, last, since, until)
     render.transcript(details, summary, messages, chosen[0] if chosen else None, page=pager)
 
 
 def _history(
-    store: Store, session: str, last: int | None
+    store: Store,
+    session: str,
+    last: int | None,
+    since: datetime | None = None,
+    until: datetime | None = None,
 ) -> tuple[Summary | None, Iterable[Message]]:
-    """The summary and the messages, streamed from the file; only the last `last` if given."""
+    """The summary and the messages, streamed from the file; only the last `last` if given,
+    of those created in [since, until) if either is given."""
+    if since is not None or until is not None:
+        kept = messages_within(store.iter_messages(session), since, until)
+        return store.get_summary(session), deque(kept, maxlen=last) if last else kept
     if last is None:
         return store.get_summary(session), store.iter_messages(session)
     memory = store.get_memory(session, lastn=last)
@@ -256,41 +274,11 @@ def _all_messages(count: int) -> str:
     return {1: "the only message", 2: "both messages"}.get(count, f"all {_messages(count)}")
 
 
-def _readable_stats(store: Store) -> list[SessionStats]:
-    """Stats of every session; a session that cannot be read is skipped with a warning,
-    one deleted since it was listed without one."""
-    import warnings
-
-    found = []
-    for session_id in store.session_ids():
-        try:
-            found.append(store.session_stats(session_id))
-        except NotFoundError:
-            continue
-        except ZerdaError as exc:
-            warnings.warn(f"skipped session {session_id}: {exc}", stacklevel=1)
-    return sorted(found, key=lambda s: s.last_activity or "", reverse=True)
-
-
-@app.command()
-def sessions(as_json: JsonOpt = False, home: HomeOpt = None, location: StoreOpt = None) -> None:
-    """All sessions with message count, tokens and last activity, most recent first."""
-    store = open_store(home, location)
-    found = _readable_stats(store)
-    render.sessions(found, as_json, _titles(store, found))
-
-
-def _titles(store: Store, found: list[SessionStats]) -> dict[str, str]:
-    """The `title` of each session whose metadata has one (imported sessions do)."""
-    titles = {}
-    for stats in found:
-        try:
-            title = store.get_session(stats.session_id).metadata.get("title")
-        except ZerdaError:
-            continue
-        if isinstance(title, str) and title:
-            titles[stats.session_id] = title
-    return titles
+app.command()(sessions)
+app.command()(rename)
+app.command()(fork)
+app.command()(title)
+app.command()(prune)
 
 
 @app.command()
@@ -300,13 +288,18 @@ def export(
     output: Annotated[
         Path | None, typer.Option("--output", "-o", metavar="FILE", help="Write here.")
     ] = None,
+    since: SinceOpt = None,
+    until: UntilOpt = None,
     home: HomeOpt = None,
     location: StoreOpt = None,
 ) -> None:
-    """Write a session as JSON Lines (what import reads), JSON, OpenAI messages or Markdown."""
+    """Write a session as JSON Lines (what import reads), JSON, OpenAI messages or Markdown.
+
+    --since/--until write only the messages created in that range.
+    """
     store = open_store(home, location)
     details = store.get_session(session)
-    chunks = render.document(fmt.value, details, *_history(store, session, None))
+    chunks = render.document(fmt.value, details, *_history(store, session, None, since, until))
     if output is None or str(output) == "-":
         render.write_lines(chunks)
         return

@@ -173,3 +173,19 @@ def load_config(
     values.update(_from_environment())
     values.update({k: v for k, v in (flags or {}).items() if v is not None})
     return validate(replace(ChatConfig(), **values))
+
+
+def configured_retention(home: str | os.PathLike[str] | None = None) -> str | None:
+    """`retention` in the `[history]` table of the config file (a span such as "90d"),
+    if it sets one: how long `zerda prune` keeps sessions without activity."""
+    path = config_path(home)
+    if not path.is_file():
+        return None
+    try:
+        table = tomllib.loads(path.read_text(encoding="utf-8")).get("history", {})
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"cannot read {path}: {exc}") from None
+    value = table.get("retention") if isinstance(table, dict) else None
+    if value is not None and not isinstance(value, str):
+        raise ConfigError(f'{path}: retention in [history] must be a span such as "90d"')
+    return value

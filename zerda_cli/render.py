@@ -13,12 +13,16 @@ from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from zerda.messages import Message, Session, Summary
+from zerda.store.overview import SessionOverview
 from zerda.store.stats import SessionStats
 from zerda_cli import formats
 from zerda_cli.sanitize import neutralize, one_line, to_json
 
 if TYPE_CHECKING:  # the memory classes pull in asyncio; `zerda add` never needs them
     from zerda.memory.base import BaseMemory
+
+# The longest opening words a listing shows of a session without a title.
+LABEL_CHARS = 50
 
 
 def on_terminal() -> bool:
@@ -83,30 +87,37 @@ def stats(stats: SessionStats, as_json: bool) -> None:
         write_lines(formats.key_value_lines(list(stats.to_dict().items())))
 
 
-def sessions(
-    all_stats: list[SessionStats], as_json: bool, titles: dict[str, str] | None = None
-) -> None:
-    """`zerda sessions`: one row per session, most recent first; a TITLE column when
-    some session has a title (imported sessions do)."""
-    titles = titles or {}
+def sessions(overviews: list[SessionOverview], as_json: bool) -> None:
+    """`zerda sessions`: one row per session, in the order given; the TITLE column holds
+    each session's title, else the start of its first user message."""
     if as_json:
-        write_json([_titled(s.to_dict(), titles.get(s.session_id)) for s in all_stats])
+        write_json([o.to_dict() for o in overviews])
     elif on_terminal():
         from zerda_cli import richrender
 
-        richrender.sessions(all_stats, titles)
+        richrender.sessions(overviews, [session_label(o) for o in overviews])
     else:
-        header = ["SESSION", "MESSAGES", "TOKENS", "LAST_ACTIVITY"] + ["TITLE"] * bool(titles)
+        header = ["SESSION", "MESSAGES", "TOKENS", "LAST_ACTIVITY", "TITLE"]
         rows = [
-            [s.session_id, str(s.messages), str(s.token_count), s.last_activity or "-"]
-            + [one_line(titles.get(s.session_id, "-"))] * bool(titles)
-            for s in all_stats
+            [
+                o.session_id,
+                str(o.stats.messages),
+                str(o.stats.token_count),
+                o.stats.last_activity or "-",
+                session_label(o) or "-",
+            ]
+            for o in overviews
         ]
         write_lines(formats.table_lines(header, rows))
 
 
-def _titled(data: dict[str, Any], title: str | None) -> dict[str, Any]:
-    return {**data, "title": title} if title else data
+def session_label(overview: SessionOverview) -> str:
+    """What a listing calls a session: its title, else the start of its first user
+    message cut to LABEL_CHARS; one line, terminal-safe ("" when it has neither)."""
+    if overview.title:
+        return one_line(overview.title)
+    opening = one_line(overview.opening or "")
+    return opening if len(opening) <= LABEL_CHARS else opening[: LABEL_CHARS - 1] + "…"
 
 
 def memory_view(title: str, memory: BaseMemory, json_data: Any) -> None:

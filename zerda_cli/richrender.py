@@ -11,6 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from zerda.messages import Message, Session
+from zerda.store.overview import SessionOverview
 from zerda.store.stats import SessionStats
 from zerda_cli.formats import Totals, match_parts
 from zerda_cli.richview import (
@@ -103,25 +104,25 @@ def local_time_text(stamp: str | None) -> str:
         return "-"
 
 
-def sessions(all_stats: list[SessionStats], titles: dict[str, str]) -> None:
-    """A table of sessions, most recently active first (with titles when some have one)."""
-    if not all_stats:
+def sessions(overviews: list[SessionOverview], labels: list[str]) -> None:
+    """A table of sessions in the order given, with their titles (else opening words,
+    dimmed): `labels`, one a session."""
+    if not overviews:
         print_all([Text("no sessions yet", style="dim")])
         return
     table = Table(box=box.SIMPLE_HEAD, header_style="bold", show_edge=False, pad_edge=False)
     for name, justify in [("Session", "left"), ("Messages", "right"), ("Tokens", "right")]:
         table.add_column(name, justify=justify)  # type: ignore[arg-type]
     table.add_column("Last activity")
-    if titles:
-        table.add_column("Title")
-    for s in all_stats:
-        title = [safe_text(titles.get(s.session_id, ""))] if titles else []
+    table.add_column("Title")
+    for o, text in zip(overviews, labels, strict=True):
+        label = safe_text(text, "" if o.title else "dim")
         table.add_row(
-            safe_text(s.session_id),
-            f"{s.messages:,}",
-            f"{s.token_count:,}",
-            local_time_text(s.last_activity),
-            *title,
+            safe_text(o.session_id),
+            f"{o.stats.messages:,}",
+            f"{o.stats.token_count:,}",
+            local_time_text(o.stats.last_activity),
+            label,
         )
     print_all([table])
 
