@@ -242,6 +242,21 @@ def test_session_switch_show_window_and_stats(store: SessionStore) -> None:
     assert "invalid session id" in screen.type("/session ../x")
 
 
+def test_fork_copies_the_session_and_goes_on_in_the_copy(store: SessionStore) -> None:
+    screen = Screen(store, ["first back", "second back", "third back"])
+    assert "nothing to fork yet" in screen.type("/fork early")
+    screen.type("first", "second")
+    said = screen.type("/fork branch")
+    assert "forked session s into branch" in said and screen.chat.session_id == "branch"
+    screen.type("third")
+    assert contents(store) == ["first", "first back", "second", "second back"]
+    assert contents(store, "branch") == [*contents(store), "third", "third back"]
+    assert store.get_session("branch").metadata["forked_from"]["turn"] == 2
+    assert "session already exists: s" in screen.type("/fork s")
+    assert "/fork NEW" in screen.type("/fork") and "/fork NEW" in screen.type("/help")
+    assert screen.chat.session_id == "branch"
+
+
 def test_slash_escapes_help_and_unknown_commands(store: SessionStore) -> None:
     screen = Screen(store, ["ok"])
     assert "unknown command /nope" in screen.type("/nope")

@@ -193,6 +193,19 @@ def switch_session(chat: Chat, argument: str) -> None:
     chat.welcome()
 
 
+def fork_session(chat: Chat, argument: str) -> None:
+    """/fork NEW: copy the session as it stands into NEW and go on there."""
+    if not argument:
+        raise ValueError("/fork NEW: name the new session")
+    new = validate_session_id(argument)
+    if not chat.store.exists(chat.session_id):
+        raise ValueError("nothing to fork yet: the session has no turns")
+    old = chat.session_id
+    chat.store.fork_session(old, new)
+    chat.open(new)
+    chat.view.note(f"forked session {old} into {new}; the chat goes on in {new}")
+
+
 Handler = Callable[["Chat", str], "bool | None"]
 
 # One handler for each name in `slash.COMMANDS`.
@@ -208,6 +221,7 @@ HANDLERS: dict[str, Handler] = {
     "edit": edit_message,
     "clear": clear_session,
     "session": switch_session,
+    "fork": fork_session,
     "exit": leave,
 }
 

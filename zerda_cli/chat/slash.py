@@ -29,6 +29,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "edit": ("/edit [TEXT]", "write the next message in $EDITOR (also Ctrl-X Ctrl-E)"),
     "clear": ("/clear", "remove every turn of the session (asks first)"),
     "session": ("/session ID", "switch to another session (new if it does not exist)"),
+    "fork": ("/fork NEW", "copy this session as it stands into NEW and go on there"),
     "exit": ("/exit", "leave (also /quit, Ctrl-D)"),
 }
 ALIASES = {"quit": "exit", "q": "exit", "h": "help", "?": "help"}
