@@ -22,6 +22,7 @@ from zerda_cli.commands.copy import copy
 from zerda_cli.commands.imports import ImportFormat, import_history
 from zerda_cli.commands.manage import fork, rename, title
 from zerda_cli.commands.prune import prune
+from zerda_cli.commands.search import search
 from zerda_cli.commands.sessions import sessions
 from zerda_cli.commands.store import store_app
 from zerda_cli.commands.summarize import summarize
@@ -32,7 +33,6 @@ from zerda_cli.params import (
     JsonOpt,
     MemoryKind,
     SessionArg,
-    SessionOpt,
     ShowFormat,
     StoreOpt,
     YesOpt,
@@ -338,18 +338,7 @@ def import_(
     )
 
 
-@app.command()
-def search(
-    query: str,
-    session: SessionOpt = None,
-    as_json: JsonOpt = False,
-    home: HomeOpt = None,
-    location: StoreOpt = None,
-) -> None:
-    """Messages containing QUERY (any case), with session, time and role."""
-    if not query:
-        raise usage_error("the query is empty")
-    render.search(open_store(home, location).search(query, session), query, as_json)
+app.command()(search)
 
 
 @app.command()

@@ -7,6 +7,7 @@ import tempfile
 from pathlib import Path
 
 from zerda.store import SessionStore
+from zerda.store.matching import Matcher
 from zerda_cli import render
 
 CONVERSATION = [
@@ -90,7 +91,7 @@ def show_views(store: SessionStore, sid: str, home_flag: str) -> None:
     budget = load_memory(store, sid, "token", k=0, max_tokens=TOKEN_BUDGET)
     render.memory_view(f"Session {sid}: context from the token memory", budget, None)
     step(f"zerda search {SEARCH}{home_flag}", f"Every message mentioning {SEARCH!r}, any case.")
-    render.search(list(store.search(SEARCH)), SEARCH, as_json=False)
+    render.search(list(store.search(SEARCH)), Matcher(SEARCH), repr(SEARCH), as_json=False)
 
 
 def demonstrate(home: Path, kept: bool) -> None:

@@ -6,7 +6,6 @@ JSON escapes. Human formats (text, Markdown) neutralise them. None uses colour.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator
 from datetime import UTC
 from typing import Any
@@ -165,19 +164,18 @@ def table_lines(header: list[str], rows: list[list[str]]) -> Iterator[str]:
         yield "  ".join([*cells, row[-1]]) + "\n"
 
 
-def match_parts(content: str, query: str, radius: int = 40) -> tuple[str, str, str]:
-    """(before, match, after) around the first case-insensitive `query` in `content`.
+def match_parts(
+    content: str, span: tuple[int, int] | None, radius: int = 40
+) -> tuple[str, str, str]:
+    """(before, match, after) around `span` (character offsets of a match) in `content`.
 
     Each part is one line (whitespace as spaces) and neutralised; before and after
-    are cut to about `radius` characters with an ellipsis.
+    are cut to about `radius` characters with an ellipsis. Without a span, the start
+    of the content.
     """
-    # Offsets come from the original text: casefold() and lower() can change its length
-    # ('İ' lowers to two characters). A match only casefolding finds ('ß' for 'ss') has no
-    # span in the original, so it is shown without a highlight.
-    found = re.search(re.escape(query), content, re.IGNORECASE)
-    if found is None:
+    if span is None:
         return "", "", _flat(content[: radius * 2]) + ("…" if len(content) > radius * 2 else "")
-    start, end = found.span()
+    start, end = span
     before = content[max(0, start - radius) : start]
     after = content[end : end + radius]
     return (

@@ -6,7 +6,6 @@ by the plain writers in `formats`.
 
 from __future__ import annotations
 
-import itertools
 import os
 import sys
 from collections.abc import Iterable, Iterator
@@ -20,6 +19,7 @@ from zerda_cli.sanitize import neutralize, one_line, to_json
 
 if TYPE_CHECKING:  # the memory classes pull in asyncio; `zerda add` never needs them
     from zerda.memory.base import BaseMemory
+    from zerda.store.matching import Matcher
 
 # The longest opening words a listing shows of a session without a title.
 LABEL_CHARS = 50
@@ -133,27 +133,47 @@ def memory_view(title: str, memory: BaseMemory, json_data: Any) -> None:
         sys.stdout.write(neutralize(history) + ("\n" if history else ""))
 
 
-def search(hits: Iterable[tuple[str, Message]], query: str, as_json: bool) -> None:
-    """`zerda search`: each matching message with its session, time and role, written as
-    it is found, so a search with many hits never holds them all."""
+def search(hits: Iterable[tuple[str, Message]], matcher: Matcher, label: str, as_json: bool) -> int:
+    """`zerda search`: each matching message with its session, time and role (`--json`:
+    its uuid and the character offsets of each match too), written as it is found, so a
+    search with many hits never holds them all. Returns how many were written."""
+    counted = _Counted(hits)
     if as_json:
-        write_lines(formats.json_array({"session_id": sid, **m.to_dict()} for sid, m in hits))
-        return
-    found = iter(hits)
-    first = next(found, None)
-    if first is None:
-        note(f"no messages match {query!r}")
+        write_lines(formats.json_array(search_record(sid, m, matcher) for sid, m in counted))
     elif on_terminal():
         from zerda_cli import richrender
 
-        richrender.search(itertools.chain([first], found), query)
+        richrender.search(counted, matcher, label)
     else:
-        write_lines(_search_lines(itertools.chain([first], found), query))
+        write_lines(_search_lines(counted, matcher))
+    if not counted.count and not as_json:
+        note(f"no messages match {label}")
+    return counted.count
 
 
-def _search_lines(hits: Iterable[tuple[str, Message]], query: str) -> Iterator[str]:
+def search_record(sid: str, message: Message, matcher: Matcher) -> dict[str, Any]:
+    """A hit as `--json` gives it: the message with its session and match offsets."""
+    spans = matcher.spans(message.content)
+    return {"session_id": sid, **message.to_dict(), "matches": [list(span) for span in spans]}
+
+
+class _Counted:
+    """The hits, counted as they pass."""
+
+    def __init__(self, hits: Iterable[tuple[str, Message]]) -> None:
+        self.hits = hits
+        self.count = 0
+
+    def __iter__(self) -> Iterator[tuple[str, Message]]:
+        for hit in self.hits:
+            self.count += 1
+            yield hit
+
+
+def _search_lines(hits: Iterable[tuple[str, Message]], matcher: Matcher) -> Iterator[str]:
     for sid, message in hits:
-        before, match, after = formats.match_parts(message.content, query)
+        first = next(iter(matcher.spans(message.content)), None)
+        before, match, after = formats.match_parts(message.content, first)
         where = f"{one_line(sid)}  {formats.stamp(message)}  {one_line(message.role)}"
         yield f"{where}  {before}{match}{after}\n"
 

@@ -28,6 +28,7 @@ from zerda_cli.richview import (
 
 if TYPE_CHECKING:
     from zerda.memory.base import BaseMemory
+    from zerda.store.matching import Matcher
 
 HIGHLIGHT = "bold reverse"
 
@@ -144,24 +145,28 @@ def memory_view(title: str, memory: BaseMemory) -> None:
     print_all(shown)
 
 
-def search(hits: Iterable[tuple[str, Message]], query: str) -> None:
+def search(hits: Iterable[tuple[str, Message]], matcher: Matcher, label: str) -> None:
     """Each hit as it is found: session, local time and role, then the match in context,
     highlighted; a footer counts them."""
-    print_stream(_search_parts(hits, query), page=False)
+    print_stream(_search_parts(hits, matcher, label), page=False)
 
 
-def _search_parts(hits: Iterable[tuple[str, Message]], query: str) -> Iterator[RenderableType]:
+def _search_parts(
+    hits: Iterable[tuple[str, Message]], matcher: Matcher, label: str
+) -> Iterator[RenderableType]:
     count = 0
     for sid, message in hits:
         count += 1
         line = safe_text(sid, style="bold")
         line.append(f"  {local_time(message.created_at)}  ", style="dim")
         line.append(safe_text(message.role, style=ROLE_STYLES.get(message.role, "bold")))
-        before, match, after = match_parts(message.content, query)
+        first = next(iter(matcher.spans(message.content)), None)
+        before, match, after = match_parts(message.content, first)
         snippet = Text("  ")
         snippet.append(safe_text(before))
         snippet.append(safe_text(match, style=HIGHLIGHT))
         snippet.append(safe_text(after))
         yield line
         yield snippet
-    yield footer([f"{plural(count, 'match', 'matches')} for {query!r}"])
+    if count:
+        yield footer([f"{plural(count, 'match', 'matches')} for {label}"])

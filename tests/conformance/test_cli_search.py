@@ -1,0 +1,157 @@
+"""`zerda search` as a search tool, on every store, run as a real process: newest first,
+roles, times, a limit, patterns, `--json` offsets, and grep's exit statuses."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from zerda import Message
+from zerda.store.base import Store
+
+ZERDA = str(Path(sys.executable).parent / "zerda")
+NOW = datetime.now(UTC).replace(microsecond=0)
+
+
+def zerda(location: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [ZERDA, *args, "--store", location],
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        env={**os.environ, "ZERDA_HOME": "/nonexistent"},
+        timeout=120,
+        check=False,
+    )
+
+
+def hits(location: str, *args: str) -> list[str]:
+    done = zerda(location, "search", *args, "--json")
+    assert done.returncode == 0, done.stderr
+    return [f"{h['session_id']}:{h['content']}" for h in json.loads(done.stdout)]
+
+
+@pytest.fixture
+def history(store: Store) -> Store:
+    """Two sessions interleaved in time: days ago 9 (oldest) .. 1 (newest)."""
+    lines = [
+        ("a", "system", "Rome rules apply", 9),
+        ("b", "human", "Tell me of rome", 8),
+        ("a", "user", "Where is Rome?", 7),
+        ("b", "ai", "ROME is in Italy", 5),
+        ("a", "assistant", "Rome is in Italy. ROME!", 3),
+        ("b", "tool", "rome again, roam", 1),
+    ]
+    for sid, role, content, days in lines:
+        store.add_message(sid, Message(role, content, created_at=NOW - timedelta(days=days)))
+    return store
+
+
+def test_newest_first_across_sessions(location: str, history: Store) -> None:
+    assert hits(location, "rome") == [
+        "b:rome again, roam",
+        "a:Rome is in Italy. ROME!",
+        "b:ROME is in Italy",
+        "a:Where is Rome?",
+        "b:Tell me of rome",
+        "a:Rome rules apply",
+    ]
+    plain = zerda(location, "search", "rome", "--limit", "2").stdout.splitlines()
+    assert [line.split()[0] for line in plain] == ["b", "a"]
+
+
+def test_filters(location: str, history: Store) -> None:
+    assert hits(location, "rome", "--limit", "1") == ["b:rome again, roam"]
+    assert hits(location, "rome", "--role", "user") == ["a:Where is Rome?", "b:Tell me of rome"]
+    assert hits(location, "rome", "--role", "ai,system", "--role", "tool") == [
+        "b:rome again, roam",
+        "b:ROME is in Italy",
+        "a:Rome rules apply",
+    ]
+    assert hits(location, "rome", "--since", "6d") == [
+        "b:rome again, roam",
+        "a:Rome is in Italy. ROME!",
+        "b:ROME is in Italy",
+    ]
+    since = (NOW - timedelta(days=8)).isoformat()
+    until = (NOW - timedelta(days=5)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    assert hits(location, "rome", "--since", since, "--until", until) == [
+        "a:Where is Rome?",
+        "b:Tell me of rome",
+    ]
+    assert hits(location, "rome", "--session", "a", "--until", "4d", "--limit", "1") == [
+        "a:Where is Rome?"
+    ]
+    assert hits(location, r"ro(am|me)\b.*roam", "--regex") == ["b:rome again, roam"]
+    assert hits(location, "^ROME", "--regex", "--role", "assistant") == [
+        "a:Rome is in Italy. ROME!",
+        "b:ROME is in Italy",
+    ]
+
+
+def test_json_gives_uuid_time_role_and_offsets(location: str, history: Store) -> None:
+    done = zerda(location, "search", "rome", "--json", "--session", "a", "--limit", "1")
+    [hit] = json.loads(done.stdout)
+    stored = history.get_memory("a").messages[-1]
+    assert hit["uuid"] == stored.uuid and hit["role"] == "assistant"
+    assert hit["created_at"] == stored.to_dict()["created_at"] and hit["session_id"] == "a"
+    assert hit["matches"] == [[0, 4], [18, 22]]
+    for query in (["ROME"], ["r.me", "--regex"], ["it", "--regex"]):
+        for hit in json.loads(zerda(location, "search", *query, "--json").stdout):
+            assert hit["matches"]
+            for start, end in hit["matches"]:
+                found = hit["content"][start:end].lower()
+                assert found in ("rome", "it"), (query, found)
+
+
+def test_exit_status_is_one_when_nothing_matches(location: str, history: Store) -> None:
+    for args in (
+        ["zzz"],
+        ["zzz", "--json"],
+        ["rome", "--role", "nobody"],
+        ["r.m", "--since", "1h"],
+    ):
+        done = zerda(location, "search", *args)
+        assert done.returncode == 1, (args, done.stderr)
+        assert done.stdout == ("[]\n" if "--json" in args else "")
+    assert "no messages match 'zzz'" in zerda(location, "search", "zzz").stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (
+            [
+                "",
+            ],
+            "the query is empty",
+        ),
+        (["a(b", "--regex"], "bad regular expression 'a(b'"),
+        (["rome", "--limit", "0"], "--limit"),
+        (["rome", "--limit", "x"], "--limit"),
+        (["rome", "--since", "yesterday"], "bad time 'yesterday'"),
+        (["rome", "--until", "3x"], "bad time '3x'"),
+        (["rome", "--since", "2026-13-01"], "bad time"),
+        (["rome", "--role", ","], "--role needs a role name"),
+        (["rome", "--frobnicate"], "--frobnicate"),
+    ],
+)
+def test_bad_values_are_one_usage_line(
+    location: str, history: Store, args: list[str], says: str
+) -> None:
+    before = [m.to_dict() for m in history.iter_messages("a")]
+    done = zerda(location, "search", *args)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.count("\n") == 1 and says in done.stderr, done.stderr
+    assert [m.to_dict() for m in history.iter_messages("a")] == before
+
+
+def test_an_unknown_session_is_an_error(location: str, history: Store) -> None:
+    done = zerda(location, "search", "rome", "--session", "nope")
+    assert done.returncode == 1 and done.stderr == "error: session not found: nope\n"
