@@ -7,7 +7,8 @@ returning a `Report`. Each format is a module `zerda.importers.<format>` with a
 `read(path)`, imported only when used.
 
 zerda's own export and OpenAI message arrays (`zerda`, `openai`) are one session's
-messages; the command's import path reads those (`zerda import SESSION FILE`).
+messages: `native.check_import` reads such a file once, checking every item, and
+`native.import_file(store, session_id, checked)` writes it, streamed both times.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ messages from zerda's own export or an OpenAI array.
 
 The format is told from the file (`zerda.importers.detect`) unless `--from` names it.
 With SESSION, a file of one session's messages (zerda's export, OpenAI messages,
-stdin) is read by `zerda_cli.importing` into session SESSION, as always; an export of
+stdin) is read by `zerda.importers.native` into session SESSION, as always; an export of
 many conversations gets SESSION as the prefix of their session ids (`SESSION-<id>`),
 or as the session id when it holds one conversation.
 """
@@ -130,8 +130,7 @@ def _one_session(
     session: str, source: str, *, dry_run: bool, home: Path | None, location: str | None
 ) -> None:
     """zerda's JSONL/JSON export or an OpenAI messages array into session SESSION."""
-    from zerda.store.copying import new_session_undone_on_failure
-    from zerda_cli.importing import check_import, opened
+    from zerda.importers.native import check_import, import_file, opened
 
     with opened(source) as (fd, name):
         found = check_import(fd, name)
@@ -140,14 +139,7 @@ def _one_session(
             return
         # Counted now: loading the encoder is small beside a bulk import, and counts left
         # for the first reader sit in a record at the end, which streaming readers wait for.
-        store = open_store(home, location)
-        with new_session_undone_on_failure(store, session):
-            if found.session is not None:
-                facts = found.session
-                store.create_session(
-                    session, facts.user_id, facts.metadata, created_at=facts.created_at
-                )
-            count = store.import_messages(session, found, found.summary)
+        count = import_file(open_store(home, location), session, found)
     render.note(f"imported {count} messages into session {session}")
 
 

@@ -1,7 +1,8 @@
-"""Reading files for `zerda import`, streamed: zerda's JSONL and JSON exports, OpenAI arrays.
+"""zerda's own exports (JSON Lines, JSON) and OpenAI message arrays: one session's
+messages, read as a stream (what `zerda import SESSION FILE` reads).
 
 A file is read twice and never held whole. `check_import` reads it once and checks
-every item: the first problem is an InputError naming the line or item, and nothing
+every item: the first problem is an ImportFailed naming the line or item, and nothing
 is written. The `ImportFile` it returns is read again as the store writes (it is a
 `zerda.store.rewrites.MessageSource`). A JSON document is read one element at a time
 through a window of its text that slides along; stdin, which can be read only once,
@@ -29,11 +30,13 @@ from typing import IO, Any
 
 from zerda.errors import InvalidMessageError
 from zerda.formats.openai import from_openai
+from zerda.importers.base import ImportFailed
 from zerda.messages import Message, Session, Summary
+from zerda.store.base import Store
+from zerda.store.copying import new_session_undone_on_failure
 from zerda.store.files.records import POINTERS, check_storable
 from zerda.store.rewrites import UuidSet
 from zerda.store.tally import TALLY
-from zerda_cli.inputs import InputError
 
 # Records of a raw session file that carry nothing to import.
 SKIPPED_RECORDS = frozenset({"session_update", "tokens"})
@@ -45,7 +48,7 @@ _SPACE = re.compile(r"[ \t\n\r]*")
 _DECODER = json.JSONDecoder()
 
 
-class NotADocument(InputError):
+class NotADocument(ImportFailed):
     """The file is not one JSON document (so it is read as JSON Lines)."""
 
     def __init__(self, name: str) -> None:
@@ -75,10 +78,10 @@ def opened(source: str) -> Iterator[tuple[int, str]]:
             yield fd, "stdin"
         return
     if "\x00" in source:
-        raise InputError("a file name cannot hold a NUL character")
+        raise ImportFailed("a file name cannot hold a NUL character")
     path = Path(source).expanduser()
     if path.is_dir():
-        raise InputError(f"{source} is a directory")
+        raise ImportFailed(f"{source} is a directory")
     with path.open("rb") as handle:
         if stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
             yield handle.fileno(), source
@@ -100,16 +103,29 @@ def _spooled(stream: IO[bytes]) -> Iterator[int]:
 
 def check_import(fd: int, name: str) -> ImportFile:
     """Read the file once, checking every item: one JSON document (an array, or zerda's
-    export object), else JSON Lines. InputError for the first bad item."""
+    export object), else JSON Lines. ImportFailed for the first bad item."""
     opening = _opening(fd)
     if not opening:
-        raise InputError(f"{name} is empty; nothing was imported")
+        raise ImportFailed(f"{name} is empty; nothing was imported")
     if opening in b"[{":
         try:
             return ImportFile(fd, name, document=True).checked()
         except NotADocument:
             pass
     return ImportFile(fd, name, document=False).checked()
+
+
+def import_file(store: Store, session_id: str, found: ImportFile) -> int:
+    """Write a checked file's messages (and a zerda export's session facts and summary)
+    into session `session_id`; how many messages. A session this creates is removed
+    again if the write fails."""
+    with new_session_undone_on_failure(store, session_id):
+        if found.session is not None:
+            facts = found.session
+            store.create_session(
+                session_id, facts.user_id, facts.metadata, created_at=facts.created_at
+            )
+        return store.import_messages(session_id, found, found.summary)
 
 
 class ImportFile:
@@ -139,7 +155,7 @@ class ImportFile:
             elif isinstance(found, Summary):
                 self.summary = found
         if not self.messages and self.session is None:
-            raise InputError(f"{self.name} holds no messages; nothing was imported")
+            raise ImportFailed(f"{self.name} holds no messages; nothing was imported")
         self.uuids.sort()
         return self
 
@@ -164,7 +180,7 @@ class ImportFile:
             item = _line_item(io.BufferedReader(_Pread(self.fd, key), PEEK).readline(), key, where)
         found = _decoded(item)
         if not isinstance(found, Message):
-            raise InputError(f"{where}: the file changed while it was imported")
+            raise ImportFailed(f"{where}: the file changed while it was imported")
         return found
 
     @property
@@ -190,17 +206,17 @@ class ImportFile:
 
 def _decoded(item: Item) -> Message | Session | Summary | None:
     """What `item` holds: a message (zerda's or OpenAI's), a session or summary record, or
-    None for a record with nothing to import. InputError naming it when it is bad."""
+    None for a record with nothing to import. ImportFailed naming it when it is bad."""
     value = item.value
     if not isinstance(value, dict):
-        raise InputError(f"{item.where}: expected a JSON object with role and content")
+        raise ImportFailed(f"{item.where}: expected a JSON object with role and content")
     kind = value.get("type")
     try:
         found = _taken(value, kind, item)
         if found is not None:  # refused now, before anything is written (NaN, surrogates)
             check_storable([{"type": kind or "message", **found.to_dict()}])
     except (InvalidMessageError, TypeError, ValueError, OverflowError) as exc:
-        raise InputError(f"{item.where}: {exc}") from None
+        raise ImportFailed(f"{item.where}: {exc}") from None
     return found
 
 
@@ -218,7 +234,7 @@ def _taken(value: dict[str, Any], kind: Any, item: Item) -> Message | Session | 
         return from_openai({k: v for k, v in value.items() if k not in FILE_FIELDS})
     if kind is None:
         return from_openai(value)
-    raise InputError(f"{item.where}: unknown record type {kind!r}")
+    raise ImportFailed(f"{item.where}: unknown record type {kind!r}")
 
 
 def _opening(fd: int) -> bytes:
@@ -252,22 +268,22 @@ def _line_item(line: bytes, offset: int, where: str, name: str | None = None) ->
     try:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise InputError(f"{where}: not valid JSON ({exc.msg})") from None
+        raise ImportFailed(f"{where}: not valid JSON ({exc.msg})") from None
     except (RecursionError, ValueError) as exc:
-        raise InputError(f"{where}: {_why(exc)}") from None
+        raise ImportFailed(f"{where}: {_why(exc)}") from None
     return Item(where, offset, value, True, "\\ud" in text or "\\uD" in text)
 
 
 def _text(data: bytes, offset: int, name: str) -> str:
-    """`data`, found at byte `offset`, as strict UTF-8; InputError naming the bad byte."""
+    """`data`, found at byte `offset`, as strict UTF-8; ImportFailed naming the bad byte."""
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise _not_utf8(name, data[exc.start : exc.start + 1], offset + exc.start) from None
 
 
-def _not_utf8(name: str, byte: bytes, offset: int) -> InputError:
-    return InputError(
+def _not_utf8(name: str, byte: bytes, offset: int) -> ImportFailed:
+    return ImportFailed(
         f"{name} is not valid UTF-8 (byte 0x{byte.hex()} at offset {offset}); nothing was written"
     )
 
@@ -329,7 +345,7 @@ def _export(window: _Window, name: str) -> Iterator[Item]:
         window.take(":")
         if key == "messages" and window.peek() == "[":
             if listed:
-                raise InputError(f'{name} holds two "messages" arrays; nothing was imported')
+                raise ImportFailed(f'{name} holds two "messages" arrays; nothing was imported')
             listed = True
             yield from _elements(window, name)
         else:
@@ -394,7 +410,7 @@ class _Window:
                 if self.ended or not _cut_short(exc, len(self.text)):
                     raise NotADocument(self.name) from None
             except (RecursionError, ValueError) as exc:
-                raise InputError(f"{where}: {_why(exc)}") from None
+                raise ImportFailed(f"{where}: {_why(exc)}") from None
             self._more(len(self.text) - self.pos)  # at least double what the value has
 
     def _past(self, end: int) -> int:
