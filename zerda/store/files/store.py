@@ -212,8 +212,8 @@ class SessionStore(Store):
         """The session's id, user, metadata and creation time.
 
         Reads the header and the latest update the last record points to; files
-        written before that pointer are scanned. The id is the file's name (a header
-        written before a rename holds the old one until `rename_session` rewrites it).
+        written before that pointer are scanned. The id is the file's name (a renamed
+        session's header keeps its old id until the file is next rewritten).
         """
         reader = self._reader(self._existing(session_id))
         header = reader.record_at(0, HEADER)
@@ -271,18 +271,17 @@ class SessionStore(Store):
 
     def rename_session(self, old: str, new: str) -> None:
         """Rename the session's file (and side files) with one rename(2) under both
-        sessions' locks, then rewrite it (compacted) so its header names `new`.
+        sessions' locks: whatever its size, and damaged lines and all.
 
-        See `Store.rename_session` and `zerda.store.files.moving`: a crash leaves the
-        session under one name or the other; one between the two steps leaves the old
-        id in the header, which nothing reads (the id is the file's name).
+        See `Store.rename_session` and `zerda.store.files.moving`. The header keeps the
+        old id until the file is next rewritten; nothing reads it (the id is the file's
+        name).
         """
         from zerda.store.files.moving import both_locked, move_session
 
         source, target = self._existing(old), self._writable(new)
         with both_locked(source, target):
             move_session(source, target)
-            self.compact(new)
 
     def list_overviews(self) -> list[SessionOverview]:
         """Stats, title, creation time and opening words of every readable session,
