@@ -466,6 +466,12 @@ class ListStore(Store):
     def delete_last_turn(self, session_id: str) -> list[Message]:
         raise NotImplementedError
 
+    def check(self, session_id: str | None = None) -> Any:
+        raise NotImplementedError
+
+    def repair(self, session_id: str | None = None) -> Any:
+        raise NotImplementedError
+
     def replace_last_turn(
         self, session_id: str, user: str, assistant: str, *, replaces: str | None = None
     ) -> tuple[Message, Message]:

@@ -19,6 +19,7 @@ from zerda.store.base import Store
 from zerda_cli import render
 from zerda_cli.chat.command import chat
 from zerda_cli.commands.copy import copy
+from zerda_cli.commands.doctor import doctor
 from zerda_cli.commands.imports import ImportFormat, import_history
 from zerda_cli.commands.manage import fork, rename, title
 from zerda_cli.commands.prune import prune
@@ -339,6 +340,7 @@ def import_(
 
 
 app.command()(search)
+app.command()(doctor)
 
 
 @app.command()

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from zerda.messages import Memory, Message, Session, Summary
 
 if TYPE_CHECKING:
+    from zerda.store.checks import Finding, Repair
     from zerda.store.matching import Query
     from zerda.store.overview import SessionOverview
     from zerda.store.rewrites import MessageSource
@@ -230,6 +231,16 @@ class Store(ABC):
         reply_metadata: dict[str, Any] | None = None,
     ) -> tuple[Message, Message]:
         """Swap the last turn for a new one in one step (`reply_metadata` on the reply)."""
+
+    @abstractmethod
+    def check(self, session_id: str | None = None) -> list[Finding]:
+        """What is wrong with the stored sessions (all, or `session_id`'s: NotFoundError
+        if it does not exist), one Finding each; nothing is changed."""
+
+    @abstractmethod
+    def repair(self, session_id: str | None = None) -> Repair:
+        """Fix what `check` finds, losing nothing that can be read (damaged lines are
+        saved aside, not dropped); says what was fixed, saved and left."""
 
     def describe(self, session_id: str) -> str:
         """Where the session is kept, for people (a file's path, a server's URL)."""

@@ -30,6 +30,7 @@ from zerda.paths import (
     validate_session_id,
 )
 from zerda.store.base import Store, last_wins, merged_metadata
+from zerda.store.checks import Finding, Repair
 from zerda.store.files.reader import RecordReader, newest_first, with_token_counts
 from zerda.store.files.records import (
     HEADER,
@@ -602,6 +603,23 @@ class SessionStore(Store):
             if message.token_count is None:
                 message = self._counted([message])[0]
             yield session_id, message
+
+    # -- checking --------------------------------------------------------------------
+
+    def check(self, session_id: str | None = None) -> list[Finding]:
+        """Damaged and torn lines, missing, unsealed or wrong running totals, unfinished
+        writes, modes other than 0600, hard links, stray temp and lock files; see
+        `zerda.store.files.doctor`."""
+        from zerda.store.files import doctor
+
+        return doctor.check(self, session_id)
+
+    def repair(self, session_id: str | None = None) -> Repair:
+        """Save damaged lines aside and rewrite the session with sealed totals, remove
+        stray files no process holds; see `zerda.store.files.doctor`."""
+        from zerda.store.files import doctor
+
+        return doctor.repair(self, session_id)
 
     # -- rewriting -----------------------------------------------------------------
 

@@ -26,12 +26,14 @@ from zerda.errors import (
 from zerda.messages import ANSWER, ASK, Memory, Message, Session, Summary, format_time, utc_now
 from zerda.paths import validate_session_id
 from zerda.store.base import Store, last_wins, merged_metadata
+from zerda.store.checks import Finding, Repair
 from zerda.store.matching import Filters, Matcher, Query, check_limit
 from zerda.store.overview import SessionOverview
 from zerda.store.postgres import managing, rows
 from zerda.store.postgres.pool import Server
 from zerda.store.postgres.schema import LATEST, current_version, migrate
 from zerda.store.postgres.searching import SearchQuery
+from zerda.store.postgres.totals import RECOUNT, TOTALS
 from zerda.store.stats import SessionStats, stats_from_tally
 from zerda.store.tally import Tally
 from zerda.tokens import DEFAULT_ENCODING, count_tokens
@@ -47,8 +49,6 @@ if TYPE_CHECKING:
 # window memory reading back its last turns stops there), then more.
 FIRST_BATCH = 24
 BATCH = 500
-# The totals columns of a session row, in the order `_tally` takes them.
-TOTALS = "messages, turns, chars, tokens, system, after_user, first_at, last_at"
 # A message row's written columns and their SQL types, for `unnest` over arrays.
 MESSAGE_FIELDS = (
     ("uuid", "text"),
@@ -114,39 +114,6 @@ _INSERT_AT = f"""
     SELECT %(id)s, %(start)s + m.ord, {", ".join(f"m.{n}" for n, _ in MESSAGE_FIELDS)}
     FROM {_BATCH_ROWS}
 """
-# The running totals of a session counted from its messages: ASK opens a turn, and an
-# ANSWER opens one too unless it closes the one an ASK opened (as `Tally.add` counts).
-_RECOUNT = f"""
-    UPDATE zerda_sessions AS s SET
-        messages = t.messages, turns = t.turns, chars = t.chars, tokens = t.tokens,
-        system = t.system,
-        after_user = coalesce((
-            SELECT part = '{ASK}' FROM zerda_messages
-            WHERE session_id = %(id)s AND part IN ('{ASK}', '{ANSWER}')
-            ORDER BY seq DESC LIMIT 1), false),
-        first_at = (SELECT created_at FROM zerda_messages WHERE session_id = %(id)s
-                    ORDER BY seq LIMIT 1),
-        last_at = (SELECT created_at FROM zerda_messages WHERE session_id = %(id)s
-                   ORDER BY seq DESC LIMIT 1)
-    FROM (
-        SELECT count(*) AS messages,
-            count(*) FILTER (WHERE part = '{ASK}')
-                + count(*) FILTER (WHERE part = '{ANSWER}'
-                                   AND previous IS DISTINCT FROM '{ASK}') AS turns,
-            coalesce(sum(length(content)) FILTER (WHERE part IN ('{ASK}', '{ANSWER}')), 0)
-                AS chars,
-            coalesce(sum(token_count), 0) AS tokens,
-            count(*) FILTER (WHERE role_type = 'system') AS system
-        FROM (
-            SELECT part, content, token_count, role_type,
-                lag(part) OVER (PARTITION BY part IN ('{ASK}', '{ANSWER}') ORDER BY seq)
-                    AS previous
-            FROM zerda_messages WHERE session_id = %(id)s
-        ) AS m
-    ) AS t
-    WHERE s.id = %(id)s
-"""
-
 _SELECT_MESSAGES = f"SELECT {rows.MESSAGE_COLUMNS} FROM zerda_messages WHERE session_id = %s"
 # The last N messages, newest first: a backward scan of the (session, position) key.
 LAST_N = f"{_SELECT_MESSAGES} ORDER BY seq DESC LIMIT %s"
@@ -446,7 +413,7 @@ class PostgresStore(Store):
         set, and the running totals counted afresh if messages were replaced."""
         conn.execute(*self._append(session_id, [], summary))
         if replaced:
-            conn.execute(_RECOUNT, {"id": session_id})
+            conn.execute(RECOUNT, {"id": session_id})
 
     def _revised(self, new: Message, old_time: datetime) -> Message:
         """`new` in place of the message of its uuid: the old time unless new has one."""
@@ -636,6 +603,21 @@ class PostgresStore(Store):
         )
         return islice(hits, limit)
 
+    # -- checking --------------------------------------------------------------------
+
+    def check(self, session_id: str | None = None) -> list[Finding]:
+        """The schema's version, and each session's running totals against its counted
+        rows; see `zerda.store.postgres.doctor`."""
+        from zerda.store.postgres import doctor
+
+        return doctor.check(self, session_id)
+
+    def repair(self, session_id: str | None = None) -> Repair:
+        """Migrate a schema that is behind and recount the totals in one transaction."""
+        from zerda.store.postgres import doctor
+
+        return doctor.repair(self, session_id)
+
     # -- rewriting -----------------------------------------------------------------
 
     def _locked_totals(self, conn: Conn, session_id: str) -> Tally:
@@ -659,7 +641,7 @@ class PostgresStore(Store):
         validate_session_id(session_id)
         with self._connection() as conn, conn.transaction():
             self._locked_totals(conn, session_id)
-            conn.execute(_RECOUNT, {"id": session_id})
+            conn.execute(RECOUNT, {"id": session_id})
 
     def delete_last_turn(self, session_id: str) -> list[Message]:
         """Remove the last turn: the last message that asks (a user, or a speaker of no

@@ -1,0 +1,201 @@
+"""`zerda doctor` on session files, run as a real process: every kind of damage is
+reported (with line numbers) and `--repair` keeps every readable message, saving the
+damaged lines aside byte for byte."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from zerda import SessionStore
+from zerda.store.files.sessionfile import NOTE
+from zerda.store.tally import SEAL
+
+ZERDA = str(Path(sys.executable).parent / "zerda")
+
+
+def run(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "ZERDA_HOME": str(home)}
+    env.pop("ZERDA_STORE", None)
+    return subprocess.run(
+        [ZERDA, *args], capture_output=True, text=True, env=env, timeout=60, check=False
+    )
+
+
+def readable(home: Path, sid: str = "s") -> list[dict[str, object]]:
+    """The messages a lenient read finds."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return [m.to_dict() for m in SessionStore(home, lenient=True).iter_messages(sid)]
+
+
+@pytest.fixture
+def session(home: Path) -> Path:
+    store = SessionStore(home, fsync=False)
+    for i in range(3):
+        store.append_turn("s", f"question {i}", f"answer {i}")
+    store.append_turn("t", "other", "session")
+    return home / "sessions" / "s.jsonl"
+
+
+def lines_of(path: Path) -> list[bytes]:
+    return path.read_bytes().split(b"\n")[:-1]
+
+
+def write_lines(path: Path, lines: list[bytes], tail: bytes = b"") -> None:
+    path.write_bytes(b"".join(line + b"\n" for line in lines) + tail)
+
+
+def torn(path: Path) -> bytes:
+    tail = b'{"type":"message","role":"user","cont'
+    write_lines(path, lines_of(path), tail)
+    return tail + b"\n"
+
+
+def garbage(path: Path) -> bytes:
+    lines = lines_of(path)
+    write_lines(path, [*lines[:3], b"garbage {{{ not json", *lines[3:]])
+    return b"garbage {{{ not json\n"
+
+
+def bad_types(path: Path) -> bytes:
+    lines = lines_of(path)
+    record = json.loads(lines[2])
+    record["content"] = 42
+    bad = json.dumps(record).encode()
+    write_lines(path, [*lines[:2], bad, *lines[3:]])
+    return bad + b"\n"
+
+
+def unsealed(path: Path) -> bytes:
+    lines = lines_of(path)
+    lines[-1] = lines[-1][: lines[-1].rfind(SEAL)] + b"}}"
+    write_lines(path, lines)
+    return b""
+
+
+def no_totals(path: Path) -> bytes:
+    lines = lines_of(path)
+    record = json.loads(lines[-1])
+    del record["tally"]
+    write_lines(path, [*lines[:-1], json.dumps(record).encode()])
+    return b""
+
+
+def unfinished(path: Path) -> bytes:
+    size = path.stat().st_size
+    half = b'{"type":"message","role":"user","content":"half a wri'
+    with path.open("ab") as handle:
+        handle.write(b'{"type":"message"}\n' + half)
+    (path.parent / ".s.lock").write_bytes(NOTE % size)
+    return b'{"type":"message"}\n' + half + b"\n"
+
+
+def stray_temp(path: Path) -> bytes:
+    (path.parent / ".s.jsonl.99999999.tmp").write_bytes(b"half a rewrite")
+    return b""
+
+
+def hard_link(path: Path) -> bytes:
+    os.link(path, path.parent.parent / "elsewhere")
+    return b""
+
+
+def wrong_mode(path: Path) -> bytes:
+    path.chmod(0o644)
+    return b""
+
+
+DAMAGE: dict[str, tuple[Callable[[Path], bytes], str]] = {
+    "torn": (torn, ":8: torn last line"),
+    "garbage": (garbage, ":4: damaged line: not valid JSON"),
+    "bad-types": (bad_types, ":3: damaged line"),
+    "unsealed": (unsealed, "running totals are not sealed"),
+    "no-totals": (no_totals, "no running totals on the last line"),
+    "unfinished": (unfinished, "an unfinished write (72 bytes) left by a process that died"),
+    "stray-temp": (stray_temp, ".s.jsonl.99999999.tmp: stray temp file"),
+    "hard-link": (hard_link, "has 2 hard links"),
+    "wrong-mode": (wrong_mode, "mode 0644, not 0600"),
+}
+
+
+def side_bytes(sessions: Path) -> bytes:
+    return b"".join(p.read_bytes() for p in sorted(sessions.glob("s.jsonl.*")))
+
+
+@pytest.mark.parametrize("kind", list(DAMAGE))
+def test_repair_keeps_every_readable_message_and_saves_damaged_lines(
+    home: Path, session: Path, kind: str
+) -> None:
+    damage, finding = DAMAGE[kind]
+    healthy = run(home, "doctor")
+    assert healthy.returncode == 0 and healthy.stdout == ""
+    saved = damage(session)
+    before = readable(home)
+    checked = run(home, "doctor")
+    assert checked.returncode == 1 and finding in checked.stdout, checked.stdout
+    assert all(line.startswith(str(home)) for line in checked.stdout.splitlines())
+    assert run(home, "doctor", "t").returncode == 0  # the other session is fine
+    repaired = run(home, "doctor", "--repair")
+    assert repaired.returncode == 0, repaired.stdout + repaired.stderr
+    assert "repaired: " in repaired.stdout and "left:" not in repaired.stdout
+    assert [m.to_dict() for m in SessionStore(home).iter_messages("s")] == before
+    assert side_bytes(session.parent) == saved
+    assert (session.stat().st_mode & 0o777, session.stat().st_nlink) == (0o600, 1)
+    assert not list(session.parent.glob(".*.tmp"))
+    again = run(home, "doctor")
+    assert again.returncode == 0 and again.stdout == "", again.stdout
+    assert SessionStore(home).session_stats("s").messages == len(before)
+
+
+def test_every_finding_at_once_one_line_each(home: Path, session: Path) -> None:
+    saved = garbage(session)
+    wrong_mode(session)
+    stray_temp(session)
+    (session.parent / ".gone.lock").write_bytes(b"")
+    out = run(home, "doctor").stdout.splitlines()
+    assert out == [
+        f"{session}: mode 0644, not 0600",
+        f"{session}:4: damaged line: not valid JSON (JSONDecodeError)",
+        f"{session.parent}/.gone.lock: stray lock file beside no session",
+        f"{session.parent}/.s.jsonl.99999999.tmp: stray temp file of a rewrite that died",
+    ]
+    only = run(home, "doctor", "s", "--repair")
+    assert only.returncode == 0 and (session.parent / ".gone.lock").exists()
+    assert side_bytes(session.parent) == saved
+    assert run(home, "doctor", "--repair").returncode == 0
+    assert not (session.parent / ".gone.lock").exists()
+
+
+def test_a_temp_file_of_a_rewrite_in_progress_is_left(home: Path, session: Path) -> None:
+    stray_temp(session)
+    store = SessionStore(home)
+    with store._file("s").locked():  # a rewrite holds the lock while its temp file exists
+        held = run(home, "doctor", "--repair")
+    assert held.returncode == 0 and (session.parent / ".s.jsonl.99999999.tmp").exists()
+    assert run(home, "doctor", "--repair").stdout.startswith("repaired: ")
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "says"),
+    [
+        (["nope"], 1, "error: session not found: nope\n"),
+        (["../x"], 2, "Invalid value for '[SESSION]'"),
+        (["s", "--frobnicate"], 2, "No such option: --frobnicate"),
+    ],
+)
+def test_bad_arguments_change_nothing(
+    home: Path, session: Path, args: list[str], code: int, says: str
+) -> None:
+    garbage(session)
+    before = session.read_bytes()
+    done = run(home, "doctor", "--repair", *args)
+    assert done.returncode == code and says in done.stderr and done.stderr.count("\n") == 1
+    assert session.read_bytes() == before and not side_bytes(session.parent)
