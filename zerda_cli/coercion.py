@@ -4,8 +4,9 @@ Typer 0.29 coerces every parameter through a pydantic TypeAdapter, built on firs
 use: over 100 ms of imports and schema building per run, more than the rest of
 `zerda add` together. The parameters of `zerda` are strings, flags, paths,
 numbers and enums, which need none of that; this module gives them a direct
-converter. Any other parameter, and Typer versions without that machinery (which
-use click's types and are fast already), are left as they are.
+converter (a parameter with a `parser`, that parser, raising ValueError). Any other
+parameter, and Typer versions without that machinery (which use click's types and are
+fast already), are left as they are.
 """
 
 from __future__ import annotations
@@ -121,9 +122,10 @@ def install(command: Any) -> None:
         if descriptor is None or getattr(param, "_runtime_param", "absent") is not None:
             continue
         info = descriptor.parameter_info
-        if getattr(info, "parser", None) is not None or descriptor.file_annotation is not None:
+        if descriptor.file_annotation is not None:
             continue
-        convert = converter(descriptor.annotation, info)
+        parser = getattr(info, "parser", None)
+        convert = parser if parser is not None else converter(descriptor.annotation, info)
         if convert is not None:
             param._runtime_param = DirectParam(info, descriptor.annotation, convert)
 

@@ -51,23 +51,23 @@ def parse_moment(text: str, now: datetime | None = None) -> datetime:
 
 
 def moment_value(value: str | None) -> datetime | None:
-    """A `--since`/`--until` value parsed; a bad one is a usage error."""
+    """A `--since`/`--until` value parsed; ValueError (a usage error) for a bad one."""
     if value is None:
         return None
     try:
         return parse_moment(value)
     except InputError as exc:
-        raise typer.BadParameter(str(exc)) from None
+        raise ValueError(str(exc)) from None
 
 
 def span_value(value: str | None) -> timedelta | None:
-    """A duration option's value parsed (`30d`); a bad one is a usage error."""
+    """A duration option's value parsed (`30d`); ValueError (a usage error) for a bad one."""
     if value is None:
         return None
     try:
         return parse_span(value)
     except InputError as exc:
-        raise typer.BadParameter(str(exc)) from None
+        raise ValueError(str(exc)) from None
 
 
 SinceOpt = Annotated[

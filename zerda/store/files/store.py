@@ -31,6 +31,7 @@ from zerda.paths import (
 )
 from zerda.store.base import Store, last_wins, merged_metadata
 from zerda.store.checks import Finding, Repair
+from zerda.store.files.heads import head_messages
 from zerda.store.files.reader import RecordReader, newest_first, with_token_counts
 from zerda.store.files.records import (
     HEADER,
@@ -55,7 +56,7 @@ from zerda.store.files.search import search_messages
 from zerda.store.files.sessionfile import SessionFile
 from zerda.store.matching import Filters, Matcher, Query, check_limit
 from zerda.store.matching import newest_first as newest_hits
-from zerda.store.overview import SessionOverview, opening_of, title_of
+from zerda.store.overview import OPENING_MESSAGES, SessionOverview, opening_of, title_of
 from zerda.store.rewrites import (
     ListSource,
     Merge,
@@ -305,8 +306,9 @@ class SessionStore(Store):
     def _overview(self, session_id: str) -> SessionOverview:
         stats = self.session_stats(session_id)
         session = self.get_session(session_id)
-        records = self._reader(self._existing(session_id)).forward()
-        opening = opening_of(m for _, m in records if m is not None)
+        # The header, then messages: a few records more than the messages looked at.
+        head = head_messages(self._reader(self._existing(session_id)), OPENING_MESSAGES + 4)
+        opening = opening_of(head)
         return SessionOverview(stats, title_of(session.metadata), session.created_at, opening)
 
     # -- writing messages ----------------------------------------------------------
