@@ -452,6 +452,12 @@ class ListStore(Store):
     def delete_session(self, session_id: str) -> None:
         raise NotImplementedError
 
+    def list_overviews(self) -> list[Any]:
+        raise NotImplementedError
+
+    def rename_session(self, old: str, new: str) -> None:
+        raise NotImplementedError
+
     def message_count(self, session_id: str) -> int:
         raise NotImplementedError
 
