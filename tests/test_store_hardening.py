@@ -167,7 +167,7 @@ def test_the_command_shows_and_counts_none_of_a_killed_import(
     assert stats.returncode == 0, stats.stderr
     assert json.loads(stats.stdout)["messages"] == 2
     found = zerda(home, "search", "imported 1")
-    assert found.returncode == 0, found.stderr
+    assert found.returncode == 1, found.stderr  # nothing matches
     assert found.stdout == ""
     assert "no messages match" in found.stderr
 

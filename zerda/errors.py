@@ -72,3 +72,12 @@ class SummarizerError(ZerdaError):
 
 class ZerdaWarning(UserWarning):
     """Something was skipped or repaired (a torn last line, a bad line in lenient mode)."""
+
+
+class SkippedLineWarning(ZerdaWarning):
+    """A lenient read skipped a damaged line of a session file (`path`, `line`)."""
+
+    def __init__(self, path: Path, line: int, reason: str) -> None:
+        super().__init__(f"{path}: line {line}: {reason}; skipped (lenient read)")
+        self.path = path
+        self.line = line

@@ -6,6 +6,7 @@ commands that need them, so `zerda add` starts fast.
 
 from __future__ import annotations
 
+import warnings
 from collections import deque
 from collections.abc import Iterable
 from datetime import datetime
@@ -14,6 +15,7 @@ from typing import Annotated
 
 import typer
 
+from zerda.errors import CorruptSessionError, SkippedLineWarning
 from zerda.messages import ROLE_TYPE_OF, Message, Summary
 from zerda.store.base import Store
 from zerda_cli import render
@@ -32,6 +34,7 @@ from zerda_cli.params import (
     ExportFormat,
     HomeOpt,
     JsonOpt,
+    LenientOpt,
     MemoryKind,
     SessionArg,
     ShowFormat,
@@ -140,6 +143,7 @@ def show(
     ] = True,
     since: SinceOpt = None,
     until: UntilOpt = None,
+    lenient: LenientOpt = False,
     home: HomeOpt = None,
     location: StoreOpt = None,
 ) -> None:
@@ -152,7 +156,7 @@ def show(
     chosen += [fmt.value] if fmt else []
     if len(chosen) > 1:
         raise usage_error("choose one of --json, --jsonl, --format")
-    store = open_store(home, location)
+    store = open_store(home, location, lenient=lenient)
     details = store.get_session(session)
     summary, messages = _history(store, session, last, since, until)
     render.transcript(details, summary, messages, chosen[0] if chosen else None, page=pager)
@@ -186,16 +190,18 @@ def stats(
         ),
     ] = False,
     as_json: JsonOpt = False,
+    lenient: LenientOpt = False,
     home: HomeOpt = None,
     location: StoreOpt = None,
 ) -> None:
     """Counts, characters, exact tokens, activity and file size of a session."""
+    store = open_store(home, location, lenient=lenient)
     if models:
         from zerda_cli.provenance import show_models
 
-        show_models(open_store(home, location), session, as_json)
+        show_models(store, session, as_json)
         return
-    render.stats(open_store(home, location).session_stats(session), as_json)
+    render.stats(store.session_stats(session), as_json)
 
 
 @app.command()
@@ -203,13 +209,15 @@ def window(
     session: SessionArg,
     k: Annotated[int, typer.Option("-k", "--k", min=0, help="How many turns.")] = 5,
     as_json: JsonOpt = False,
+    lenient: LenientOpt = False,
     home: HomeOpt = None,
     location: StoreOpt = None,
 ) -> None:
     """Exactly what ConversationBufferWindowMemory(k=K) loads from the session."""
     from zerda_cli.contexts import load_memory
 
-    memory = load_memory(open_store(home, location), session, "window", k=k, max_tokens=0)
+    store = open_store(home, location, lenient=lenient)
+    memory = load_memory(store, session, "window", k=k, max_tokens=0)
     data = None
     if as_json:
         history = memory.load_memory_variables({})[memory.memory_key]
@@ -230,6 +238,7 @@ def context(
     as_json: Annotated[
         bool, typer.Option("--json", help="OpenAI-style [{role, content}] messages.")
     ] = False,
+    lenient: LenientOpt = False,
     home: HomeOpt = None,
     location: StoreOpt = None,
 ) -> None:
@@ -237,7 +246,8 @@ def context(
     from zerda_cli.contexts import load_memory
 
     kind = memory_kind.value
-    memory = load_memory(open_store(home, location), session, kind, k=k, max_tokens=max_tokens)
+    store = open_store(home, location, lenient=lenient)
+    memory = load_memory(store, session, kind, k=k, max_tokens=max_tokens)
     title = f"Session {session}: context from the {kind} memory"
     render.memory_view(title, memory, memory.context_messages() if as_json else None)
 
@@ -258,16 +268,30 @@ def clear(
 def delete(
     session: SessionArg, yes: YesOpt = False, home: HomeOpt = None, location: StoreOpt = None
 ) -> None:
-    """Delete a session and its file."""
+    """Delete a session and its file (a damaged one too)."""
     store = open_store(home, location)
-    count = store.message_count(session)
-    confirm(f"Delete session {session} and its {_messages(count)}?", yes)
+    confirm(f"Delete session {session} and its {_readable_messages(store, session)}?", yes)
     store.delete_session(session)
     render.note(f"deleted session {session}")
 
 
 def _messages(count: int) -> str:
     return f"{count:,} message{'s' * (count != 1)}"
+
+
+def _readable_messages(store: Store, session: str) -> str:
+    """`5 messages`, counted leniently: a damaged file can still be deleted."""
+    try:
+        return _messages(store.message_count(session))
+    except CorruptSessionError:
+        from zerda.store.files.store import SessionStore
+
+        if not isinstance(store, SessionStore):  # only session files hold damaged lines
+            raise
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", SkippedLineWarning)
+            count = SessionStore(store.home, lenient=True).message_count(session)
+        return f"{_messages(count)} that can be read (the file is damaged)"
 
 
 def _all_messages(count: int) -> str:
@@ -291,6 +315,7 @@ def export(
     ] = None,
     since: SinceOpt = None,
     until: UntilOpt = None,
+    lenient: LenientOpt = False,
     home: HomeOpt = None,
     location: StoreOpt = None,
 ) -> None:
@@ -298,7 +323,7 @@ def export(
 
     --since/--until write only the messages created in that range.
     """
-    store = open_store(home, location)
+    store = open_store(home, location, lenient=lenient)
     details = store.get_session(session)
     chunks = render.document(fmt.value, details, *_history(store, session, None, since, until))
     if output is None or str(output) == "-":

@@ -81,15 +81,28 @@ SessionOpt = Annotated[
     ),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
+LenientOpt = Annotated[
+    bool,
+    typer.Option(
+        "--lenient",
+        help="Show what can be read of a damaged session: damaged lines are skipped, and one "
+        "warning says how many (zerda doctor --repair saves them aside).",
+    ),
+]
 YesOpt = Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")]
 
 
 def open_store(
-    home: Path | None, store: str | None = None, *, count_on_write: bool = True
+    home: Path | None,
+    store: str | None = None,
+    *,
+    count_on_write: bool = True,
+    lenient: bool = False,
 ) -> Store:
     """The store a command works on: `--store`, `--home`, `$ZERDA_STORE`, `store =` in
     config.toml, else the data home (see `zerda_cli.location`); a usage error when both
-    flags are given, or when a directory named is something else."""
+    flags are given, or when a directory named is something else. `lenient` skips
+    damaged lines, counted into one warning at the end (see `zerda_cli.lenient`)."""
     from zerda.store.opening import open_store as open_location
     from zerda_cli.location import store_location
 
@@ -98,7 +111,11 @@ def open_store(
     location, given = store_location(home, store)
     if isinstance(location, Path) and location.exists() and not location.is_dir():
         raise usage_error(f"{given} {location} is not a directory")
-    return open_location(location, count_on_write=count_on_write)
+    if lenient:
+        from zerda_cli.lenient import count_skipped_lines
+
+        count_skipped_lines()
+    return open_location(location, count_on_write=count_on_write, lenient=lenient)
 
 
 def parse_meta(pairs: list[str]) -> dict[str, Any]:

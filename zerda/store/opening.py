@@ -18,12 +18,14 @@ def open_store(
     *,
     fsync: bool = True,
     count_on_write: bool = True,
+    lenient: bool = False,
 ) -> Store:
     """The store at `location`: a `postgresql://` (or `postgres://`) URL opens a
     PostgresStore; a directory, or None for the default home, a SessionStore.
 
-    `fsync` and `count_on_write` are the file store's options (see SessionStore); a
-    server makes every commit durable and counts every message as it is written.
+    `fsync`, `count_on_write` and `lenient` are the file store's options (see
+    SessionStore); a server makes every commit durable, counts every message as it is
+    written and holds no damaged lines.
     """
     if is_url(location):
         from zerda.store.postgres import PostgresStore
@@ -37,4 +39,4 @@ def open_store(
         )
     from zerda.store.files.store import SessionStore
 
-    return SessionStore(location, fsync=fsync, count_on_write=count_on_write)
+    return SessionStore(location, fsync=fsync, count_on_write=count_on_write, lenient=lenient)

@@ -9,7 +9,15 @@ import typer
 
 from zerda.store.matching import Matcher
 from zerda_cli import render
-from zerda_cli.params import HomeOpt, JsonOpt, SessionOpt, StoreOpt, open_store, usage_error
+from zerda_cli.params import (
+    HomeOpt,
+    JsonOpt,
+    LenientOpt,
+    SessionOpt,
+    StoreOpt,
+    open_store,
+    usage_error,
+)
 from zerda_cli.spans import SinceOpt, UntilOpt
 
 RoleOpt = Annotated[
@@ -41,6 +49,7 @@ def search(
     limit: LimitOpt = None,
     regex: RegexOpt = False,
     as_json: JsonOpt = False,
+    lenient: LenientOpt = False,
     home: HomeOpt = None,
     location: StoreOpt = None,
 ) -> None:
@@ -53,7 +62,7 @@ def search(
     if not query:
         raise usage_error("the query is empty")
     wanted = compiled(query) if regex else query
-    store = open_store(home, location)
+    store = open_store(home, location, lenient=lenient)
     hits = store.search(
         wanted, session, roles=role_names(role or []), since=since, until=until, limit=limit
     )

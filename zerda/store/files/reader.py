@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 from typing import Any
 
-from zerda.errors import CorruptSessionError, ZerdaWarning
+from zerda.errors import CorruptSessionError, SkippedLineWarning
 from zerda.messages import Message
 from zerda.store.files.records import MESSAGE, TOKENS, loads, message_from
 from zerda.store.files.sessionfile import SessionFile
@@ -24,10 +24,9 @@ class RecordReader:
         self.lenient = lenient
 
     def _bad(self, line_number: int, reason: str) -> None:
-        error = CorruptSessionError(self.file.path, line_number, reason)
         if not self.lenient:
-            raise error
-        warnings.warn(f"{error}; skipped (lenient read)", ZerdaWarning, stacklevel=5)
+            raise CorruptSessionError(self.file.path, line_number, reason)
+        warnings.warn(SkippedLineWarning(self.file.path, line_number, reason), stacklevel=5)
 
     def decode(
         self, line: bytes, line_number: Callable[[], int]
