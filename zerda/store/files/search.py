@@ -72,29 +72,29 @@ class LineFinder:
         marks = [b"\\u", _TOKENS_MARK] + ([b"\\/"] if "/" in needle else [])
         self.marks = [_literal(mark) for mark in marks]
 
-    def spans(self, block: bytes, stop: int) -> list[Span]:
-        """(start, end) of each line kept from the whole lines `block[:stop]`, in order.
+    def spans(self, block: bytes, start: int, stop: int) -> list[Span]:
+        """(start, end) in `block` of each line kept from the whole lines `block[start:stop]`,
+        in order (`start` is a line start, `stop` just past a newline).
 
-        The end excludes the newline. Taking `stop` spares copying the block.
+        The end excludes the newline. Taking `start` and `stop` spares copying the block.
         """
         lines: dict[int, int] = {}
         for mark in self.marks:
-            _add_lines(block, mark, stop, lines)
+            _add_lines(block, mark, start, stop, lines)
         if self.ascii is None:
-            self._add_folded(block[:stop], lines)
+            self._add_folded(block[start:stop], start, lines)
         else:
-            _add_lines(block.lower(), self.ascii, stop, lines)
+            _add_lines(block.lower(), self.ascii, start, stop, lines)
             if self.folds and not block.isascii():
                 rest = block.translate(None, _ASCII)  # UTF-8 keeps each character whole
                 for fold in self.folds:
                     if fold in rest:
-                        _add_lines(block, _literal(fold), stop, lines)
+                        _add_lines(block, _literal(fold), start, stop, lines)
         return sorted(lines.items())
 
-    def _add_folded(self, run: bytes, lines: dict[int, int]) -> None:
+    def _add_folded(self, run: bytes, start: int, lines: dict[int, int]) -> None:
         if self.needle not in run.decode(errors="replace").casefold():
             return
-        start = 0
         for line in run.split(b"\n")[:-1]:
             if self.needle in line.decode(errors="replace").casefold():
                 lines[start] = start + len(line)
@@ -116,9 +116,9 @@ def _literal(text: bytes) -> Pattern:
     return re.compile(re.escape(text))
 
 
-def _add_lines(hay: bytes, pattern: Pattern, stop: int, lines: dict[int, int]) -> None:
-    """Add the (start, end) of each line of `hay[:stop]` holding `pattern` to `lines`."""
-    found = pattern.search(hay, 0, stop)
+def _add_lines(hay: bytes, pattern: Pattern, begin: int, stop: int, lines: dict[int, int]) -> None:
+    """Add the (start, end) of each line of `hay[begin:stop]` holding `pattern` to `lines`."""
+    found = pattern.search(hay, begin, stop)
     while found is not None:
         start = hay.rfind(b"\n", 0, found.start()) + 1
         end = hay.find(b"\n", found.start())
@@ -212,9 +212,8 @@ def _scan(fd: int, start: int, stop: int, finder: LineFinder) -> Iterator[tuple[
         if begin > start and cut in (0, len(block)):
             size *= 2  # no whole line in the run (one longer than a chunk): read more
             continue
-        run = block[cut:] if cut else block
-        for first, last in reversed(finder.spans(run, len(run))):
-            yield begin + cut + first, run[first:last]
+        for first, last in reversed(finder.spans(block, cut, len(block))):
+            yield begin + first, block[first:last]
         pos, size = begin + cut, CHUNK
 
 
