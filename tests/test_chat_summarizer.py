@@ -67,6 +67,7 @@ def questions(count: int, start: int = 0) -> list[str]:
     return [f"question {i} about planet {i}" for i in range(start, start + count)]
 
 
+PROMPT = "you \u203a "
 MODEL_SUMMARY = ("--memory", "summary:200", "--summarizer", "model")
 
 
@@ -130,3 +131,63 @@ def test_the_model_summarizer_needs_a_model(home: Path, tmp_path: Path) -> None:
         assert result.returncode == 2
         assert message in result.stderr and len(result.stderr.splitlines()) == 1
     assert not SessionStore(home).exists("s")
+
+
+HANGING = textwrap.dedent(
+    """
+    import json, os, sys, time
+    messages = json.load(sys.stdin)["messages"]
+    if "running summary" in messages[0]["content"]:
+        if os.path.exists(os.environ["MODEL_HANGS"]):
+            time.sleep(60)
+        print("SUMMARY")
+    else:
+        print("reply " + "words " * 40)
+    """
+)
+
+
+def test_ctrl_c_cancels_a_hanging_summary_and_keeps_the_turn(home: Path, tmp_path: Path) -> None:
+    import pexpect
+
+    script = tmp_path / "model.py"
+    script.write_text(HANGING)
+    env = {
+        **os.environ,
+        "MODEL_HANGS": str(tmp_path / "hang"),
+        "ZERDA_CONFIG": str(tmp_path / "none.toml"),
+        "TERM": "xterm-256color",
+        "PROMPT_TOOLKIT_NO_CPR": "1",
+        "NO_COLOR": "1",
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
+    }
+    args = ["chat", "s", "--home", str(home), "--backend", "command", "--no-input-history"]
+    args += ["--command", f"{sys.executable} {script}", "--memory", "summary:120"]
+    child = pexpect.spawn(
+        ZERDA,
+        [*args, "--summarizer", "model"],
+        env=env,
+        encoding="utf-8",
+        timeout=30,
+        dimensions=(40, 120),
+    )
+    (tmp_path / "hang").touch()  # every summary request hangs
+    child.expect_exact(PROMPT)
+    sent, hung = 0, False
+    while not hung and sent < 12:
+        child.sendline(f"question {sent}")
+        sent += 1
+        child.expect_exact("reply words")
+        hung = child.expect_exact([PROMPT, pexpect.TIMEOUT], timeout=5) == 1
+    assert hung, "no save folded older turns into the summary"
+    child.sendintr()  # while the turn's save waits for the summary
+    child.expect_exact("summary not updated", timeout=15)  # not the minute the model takes
+    child.expect_exact("cancelled (Ctrl-C)")
+    child.expect_exact(PROMPT)
+    child.sendcontrol("d")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    store = SessionStore(home)
+    assert store.session_stats("s").turn_count == sent

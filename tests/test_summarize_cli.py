@@ -58,6 +58,7 @@ def test_summarize_stores_an_extractive_summary(zerda: Any, store: SessionStore,
         "summarizer": "extractive",
         "turns": 100,
         "turn_tokens": stored.metadata["turn_tokens"],
+        "through": stored.metadata["through"],
     }
     assert stored.token_count == count_tokens(stored.content) <= 300
     assert kept(stored.content) >= len(FACTS) // 2

@@ -92,6 +92,7 @@ def test_a_summary_memory_on_a_model_stores_what_made_it(api_key: str, store: Se
         "model": "gpt-test",
         "turns": 3,
         "turn_tokens": memory.summary_turn_tokens,
+        "through": memory.summary_through,
     }
     assert count_tokens(stored.content) <= 50
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +19,7 @@ from zerda.memory import (
 )
 from zerda.memory.budget import chat_tokens
 from zerda.memory.summary import summarize_session
+from zerda.messages import covered_turns
 from zerda.summarizers import ExtractiveSummarizer
 from zerda.tokens import count_tokens
 
@@ -107,6 +108,7 @@ def test_the_stored_summary_says_what_made_it_and_what_it_covers(
         "summarizer": "extractive",
         "turns": memory.summary_turns,
         "turn_tokens": memory.summary_turn_tokens,
+        "through": memory.summary_through,
     }
     assert memory.summary_turns == 12 - len(memory.chat_memory) > 0
     assert stored.token_count == count_tokens(memory.summary)
@@ -123,14 +125,50 @@ def test_a_custom_summarizer_is_named_by_its_function(store: SessionStore) -> No
 # -- restoring ----------------------------------------------------------------------
 
 
-def test_a_restored_memory_reads_nothing_its_summary_covers(
+def test_a_restored_memory_reads_only_the_newest_turn_its_summary_covers(
     store: SessionStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # It reads that turn to see that it is still the one the summary covers (see below).
     fill(ConversationSummaryMemory(store=store, session_id="s"), 50)
+    read: list[Message] = []
+    backwards = SessionStore.iter_messages_reversed
+
+    def counted(self: SessionStore, session_id: str) -> Iterator[Message]:
+        for message in backwards(self, session_id):
+            read.append(message)
+            yield message
+
     monkeypatch.setattr(SessionStore, "iter_messages", fail_if_called)
-    monkeypatch.setattr(SessionStore, "iter_messages_reversed", fail_if_called)
+    monkeypatch.setattr(SessionStore, "iter_messages_reversed", counted)
     restored = ConversationSummaryMemory(store=store, session_id="s")
     assert restored.summary_turns == 50 and restored.chat_memory == []
+    assert len(read) <= 3  # the newest turn's two messages, and the one before them
+
+
+@pytest.mark.parametrize("kind", ["summary", "summary_buffer"])
+def test_a_summary_of_turns_undone_and_replaced_is_made_again(
+    kind: str, store: SessionStore
+) -> None:
+    def made() -> Any:
+        if kind == "summary":
+            return ConversationSummaryMemory(joining, store=store, session_id="s")
+        return ConversationSummaryBufferMemory(
+            60, joining, store=store, session_id="s", max_summary_tokens=500
+        )
+
+    fill(made(), 12)
+    covered = covered_turns(store.get_summary("s")) or 0
+    assert covered > 0
+    # Turns the summary covers are undone and as many others written, by other means:
+    # the count matches again, the turns do not.
+    for _ in range(12 - covered + 2):
+        store.delete_last_turn("s")
+    for number in range(12 - covered + 2):
+        store.append_turn("s", f"Replacement {number}?", "Yes.")
+    restored = made()
+    assert "Question 11 about item 11" not in restored.summary
+    assert f"Question {covered - 1} about item {covered - 1}" not in restored.summary
+    assert "Replacement" in restored.summary or restored.chat_memory
 
 
 def fail_if_called(*args: Any, **kwargs: Any) -> Any:
@@ -260,6 +298,7 @@ def test_summarize_session_covers_every_turn(store: SessionStore) -> None:
         "summarizer": "extractive",
         "turns": 100,
         "turn_tokens": summary.metadata["turn_tokens"],
+        "through": summary.metadata["through"],
     }
     assert count_tokens(summary.content) <= 300 and kept(summary.content) >= len(FACTS) // 2
     assert store.get_summary("s") is None
@@ -339,3 +378,41 @@ def test_stats_report_the_summary() -> None:
     assert stats["summary_tokens"] == count_tokens(memory.summary)
     assert stats["max_summary_tokens"] == 512
     json.dumps(stats)
+
+
+class Counting:
+    """A summarizer standing for a model: it counts the requests it gets."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def describe(self) -> dict[str, Any]:
+        return {"summarizer": "counting"}
+
+    def __call__(self, previous: str, new_turns: Sequence[Turn]) -> str:
+        self.calls += 1
+        return joining(previous, new_turns)
+
+
+def test_binding_a_model_stores_no_summary_it_did_not_make(store: SessionStore) -> None:
+    from zerda.memory.spec import MemorySpec, bind_memory
+
+    fill(ConversationSummaryBufferMemory(60, store=store, session_id="s"), 12)
+    before = store.get_summary("s")
+    assert before is not None and before.metadata["summarizer"] == "extractive"
+    model = Counting()
+    bind_memory(MemorySpec("summary", 60), store, "s", model)
+    assert model.calls == 0
+    assert store.get_summary("s") == before
+
+
+def test_undoing_turns_held_verbatim_asks_a_model_nothing(store: SessionStore) -> None:
+    model = Counting()
+    fill(ConversationSummaryBufferMemory(60, model, store=store, session_id="s"), 20)
+    covered = covered_turns(store.get_summary("s")) or 0
+    while store.session_stats("s").turn_count > covered:
+        store.delete_last_turn("s")  # /undo of every turn the summary does not cover
+    model.calls = 0
+    restored = ConversationSummaryBufferMemory(60, model, store=store, session_id="s")
+    assert model.calls == 0  # the summary still covers exactly these turns: kept
+    assert restored.summary_turns == covered and restored.chat_memory == []

@@ -5,25 +5,28 @@ on disk), so neither memory grows with the conversation, in RAM or in what it ha
 model. The summary stays within `max_summary_tokens` whatever the summarizer returns.
 
 A stored summary says what it covers in its metadata: `summarizer` (what made it),
-`turns` (it covers the session's first `turns` turns) and `turn_tokens` (their
-tokens). A memory bound to a session picks up from there: it folds the turns its
-summary does not cover yet (written by `zerda add`, another memory, or before the
-summary existed) when it is made, and writes the new summary with its next save. A
-summary covering more turns than the session holds (some were undone) is made again
-from the session's turns, and so is one covering the newest turn for the
-summary-buffer memory, which holds that turn verbatim.
+`turns` (it covers the session's first `turns` turns), `turn_tokens` (their tokens)
+and `through` (a fingerprint of the newest turn it covers). A memory bound to a
+session picks up from there: it folds the turns its summary does not cover yet
+(written by `zerda add`, another memory, or before the summary existed) when it is
+made, and writes the new summary with its next save. A summary covering more turns
+than the session holds, or whose newest turn is no longer the one at its place (turns
+were undone, and others written), is made again from the session's turns; so is, with
+the offline summarizer, one covering the newest turn for the summary-buffer memory,
+which holds that turn verbatim (a model's is kept: it is costly to make again).
 """
 
 from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from zerda.memory.base import BaseMemory, Turn
 from zerda.memory.budget import message_tokens
 from zerda.memory.token_buffer import ConversationTokenBufferMemory, Cost
+from zerda.memory.turns import turn_mark
 from zerda.messages import TURNS_KEY, Summary, covered_turns
 from zerda.store.base import Store
 from zerda.summarizers.base import (
@@ -41,6 +44,7 @@ from zerda.tokens import DEFAULT_ENCODING, count_tokens
 SUMMARY_INTRO = "Summary of the conversation so far:\n"
 SUMMARY_LABEL = "summary: "
 TOKENS_KEY = "turn_tokens"  # Summary.metadata: the tokens of those turns
+THROUGH_KEY = "through"  # Summary.metadata: `turn_mark` of the newest turn covered
 FOLD_BATCH = 64  # turns handed to the summarizer at once when catching up with a session
 TAIL_TURNS = 256  # turns to catch up with this close to the end are read from the end
 
@@ -74,6 +78,8 @@ class _SummaryMixin(BaseMemory):
     max_summary_tokens: int
     summary_turns: int  # how many turns (of the session, from its first) the summary covers
     summary_turn_tokens: int  # the tokens of those turns
+    summary_through: str | None  # `turn_mark` of the newest turn it covers
+    summary_folded: bool  # turns were folded in since it was made or restored
 
     def _init_summary(
         self, summarizer: Summarizer | None, max_summary_tokens: int | None, kwargs: dict[str, Any]
@@ -87,9 +93,7 @@ class _SummaryMixin(BaseMemory):
         self.max_summary_tokens = check_budget(bound)
         encoding = kwargs.get("encoding", DEFAULT_ENCODING)
         self.summarizer = summarizer or ExtractiveSummarizer(bound, encoding=encoding)
-        self.summary = ""
-        self.summary_turns = 0
-        self.summary_turn_tokens = 0
+        self._set_state(("", 0, 0, None, False))
 
     def _default_summary_tokens(self) -> int:
         return DEFAULT_SUMMARY_TOKENS
@@ -114,6 +118,8 @@ class _SummaryMixin(BaseMemory):
         )
         self.summary_turns += len(turns)
         self.summary_turn_tokens = covered
+        self.summary_through = turn_mark(turns[-1])
+        self.summary_folded = True
         return self.summary_value()
 
     def _made_by_us(self, stored: Summary) -> bool:
@@ -129,24 +135,49 @@ class _SummaryMixin(BaseMemory):
                 TURNS_KEY: self.summary_turns,
                 TOKENS_KEY: self.summary_turn_tokens,
             }
+            if self.summary_through:
+                metadata[THROUGH_KEY] = self.summary_through
             return Summary(self.summary, metadata=metadata)
 
     def _derived_state(self) -> Any:
-        return self.summary, self.summary_turns, self.summary_turn_tokens
+        return (
+            self.summary,
+            self.summary_turns,
+            self.summary_turn_tokens,
+            self.summary_through,
+            self.summary_folded,
+        )
+
+    def _set_state(self, state: Any) -> None:
+        (
+            self.summary,
+            self.summary_turns,
+            self.summary_turn_tokens,
+            self.summary_through,
+            self.summary_folded,
+        ) = state
 
     def _forget_save(self, dropped: list[Turn], state: Any) -> None:
         super()._forget_save(dropped, state)
-        self.summary, self.summary_turns, self.summary_turn_tokens = state
+        self._set_state(state)
 
     # -- restoring ---------------------------------------------------------------
 
-    def _adopt(self, stored: Summary | None, covered: int, total: int) -> None:
+    def _adopt(
+        self, stored: Summary | None, covered: int, total: int, mark_at: Callable[[int], str]
+    ) -> None:
         """Take the stored summary as covering the session's first `covered` turns; one
-        covering more turns than the session holds (some were undone) is dropped."""
+        covering more turns than the session holds, or whose newest turn is not the one
+        at its place now (`mark_at(i)`: the `turn_mark` of the session's turn i), is
+        dropped: turns it covers were undone."""
         if stored is None or covered > total or not stored.content:
+            return
+        through = stored.metadata.get(THROUGH_KEY)
+        if isinstance(through, str) and covered and mark_at(covered - 1) != through:
             return
         self.summary = stored.content
         self.summary_turns = covered
+        self.summary_through = through if isinstance(through, str) else None
         tokens = stored.metadata.get(TOKENS_KEY)
         if type(tokens) is not int or tokens < 0:  # a summary that does not say: as if a quarter
             tokens = math.ceil(count_tokens(stored.content, self.encoding) / RATIO)
@@ -162,6 +193,15 @@ class _SummaryMixin(BaseMemory):
                 covered_tokens=tokens,
                 encoding=self.encoding,
             )
+
+    def _mark_reader(self, store: Store, session_id: str, total: int) -> Callable[[int], str]:
+        """`mark_at` for `_adopt`: the mark of the session's turn i, read from its end."""
+
+        def mark_at(index: int) -> str:
+            found = list(session_turns(store, session_id, index, index + 1, total))
+            return turn_mark(found[0]) if found else ""
+
+        return mark_at
 
     def _catch_up(self, store: Store, session_id: str, stop: int, total: int) -> None:
         """Fold the session's turns from the first the summary does not cover to `stop`."""
@@ -184,20 +224,23 @@ class _SummaryMixin(BaseMemory):
                 return stored  # imported, or made by a model: never replaced by a read
             total = store.session_stats(session_id).turn_count
             state = self._derived_state()
-            self.summary, self.summary_turns, self.summary_turn_tokens = "", 0, 0
+            self._set_state(("", 0, 0, None, False))
             try:
                 self._catch_up(store, session_id, total - len(self.chat_memory), total)
                 return self._stored_if_new(store, session_id, stored)
             except BaseException:
-                self.summary, self.summary_turns, self.summary_turn_tokens = state
+                self._set_state(state)
                 raise
 
     def store_summary(self) -> Summary | None:
-        """Store the summary if it is not what the session holds (binding may have
-        caught it up with turns it did not cover); None when unbound or empty."""
+        """Store the summary if this memory folded turns into it since it was made or
+        restored (binding may have caught up with turns the stored one did not cover),
+        and it is not what the session holds; None when there was nothing to store."""
         with self._lock:
             store, session_id = self.store, self.session_id
-            if store is None or session_id is None or not store.exists(session_id):
+            if store is None or session_id is None or not self.summary_folded:
+                return None
+            if not store.exists(session_id):
                 return None
             return self._stored_if_new(store, session_id, store.get_summary(session_id))
 
@@ -298,7 +341,8 @@ class ConversationSummaryMemory(_SummaryMixin):
         stored = store.get_summary(session_id)
         total = store.session_stats(session_id).turn_count
         covered = covered_turns(stored)
-        self._adopt(stored, total if covered is None else covered, total)
+        marks = self._mark_reader(store, session_id, total)
+        self._adopt(stored, total if covered is None else covered, total, marks)
         self._catch_up(store, session_id, total, total)
 
 
@@ -400,9 +444,9 @@ class ConversationSummaryBufferMemory(_SummaryMixin, ConversationTokenBufferMemo
         covered = covered_turns(stored)
         if covered is None:  # a summary that does not say covers what is not held
             covered = total - len(held)
-        if covered >= total > 0:  # it covers the newest turn, which is held verbatim
-            stored = None
-        self._adopt(stored, covered, total)
+        if covered >= total > 0 and getattr(self.summarizer, "cheap", False):
+            stored = None  # it covers the newest turn, held verbatim: made again
+        self._adopt(stored, covered, total, self._mark_reader(store, session_id, total))
         uncovered = total - self.summary_turns
         held = held[len(held) - min(len(held), uncovered) :]
         self._catch_up(store, session_id, total - len(held), total)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -95,3 +97,12 @@ def last_turns(reversed_messages: Iterable[Message], count: int) -> list[Turn]:
             break
     turns = turns_from_messages(reversed(collected))
     return turns[-count:]
+
+
+def turn_mark(turn: Turn) -> str:
+    """A short fingerprint of what a turn says (its input, output and the messages it
+    carries): a summary names the newest turn it covers by it, so a turn undone and
+    replaced by another at the same place is told apart."""
+    said = [turn.get("input"), turn.get("output"), turn.get("messages")]
+    text = json.dumps(said, default=str, sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]

@@ -103,6 +103,7 @@ class ExtractiveSummarizer:
     """
 
     name = "extractive"
+    cheap = True  # made again from a session's turns rather than kept when in doubt
 
     def __init__(
         self,

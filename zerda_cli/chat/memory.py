@@ -7,10 +7,13 @@ Binding is the library's `zerda.memory.spec.bind_memory`, so `zerda chat --memor
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from zerda.errors import SummarizerError
+from zerda.clients.base import Ending, Messages, Reply
+from zerda.errors import ClientError, SummarizerError
 from zerda.memory.spec import MemorySpec, bind_memory
+from zerda_cli.chat.terminal import sigint_raises
 
 if TYPE_CHECKING:
     from zerda.memory.base import BaseMemory
@@ -19,7 +22,7 @@ if TYPE_CHECKING:
     from zerda_cli.chat.backends import Backend
     from zerda_cli.config import ChatConfig
 
-__all__ = ["bind_chat_memory", "bind_memory", "chat_summarizer"]
+__all__ = ["Cancellable", "bind_chat_memory", "bind_memory", "chat_summarizer"]
 
 
 def chat_summarizer(
@@ -35,7 +38,37 @@ def chat_summarizer(
 
     if isinstance(backend, ManualBackend):
         return None  # refused when the config is read: nobody to ask
-    return ModelSummarizer(backend, summary_buffer_bound(spec.size), encoding=encoding)
+    bound = summary_buffer_bound(spec.size)
+    return ModelSummarizer(Cancellable(backend), bound, encoding=encoding)
+
+
+class Cancellable:
+    """The chat's backend as its summarizer asks it: Ctrl-C during a summary request ends
+    that request (the program is stopped, the connection closed) and fails the summary,
+    as any error of the model does, even while a turn is being saved (when Ctrl-C is
+    otherwise held off). The turn is recorded all the same; see `Chat.record`."""
+
+    def __init__(self, backend: Backend) -> None:
+        self.backend = backend
+        self.name = backend.name
+        self.model = backend.model
+
+    def reply(self, messages: Messages) -> Reply:
+        inner = self.backend.reply(messages)
+
+        def produce(ending: Ending) -> Iterator[str]:
+            with sigint_raises():
+                try:
+                    yield inner.read()
+                except KeyboardInterrupt:
+                    inner.close()
+                    raise ClientError("cancelled (Ctrl-C)") from None
+            ending.model = inner.provenance.model if inner.provenance else None
+
+        return Reply(self.backend.name, self.backend.model, produce)
+
+    def cancel(self) -> None:
+        self.backend.cancel()
 
 
 def bind_chat_memory(

@@ -23,6 +23,20 @@ def sigint_deferred() -> Iterator[None]:
 
 
 @contextmanager
+def sigint_raises() -> Iterator[None]:
+    """Let Ctrl-C raise KeyboardInterrupt here, even inside `sigint_deferred` (for a wait
+    that must stay cancellable, such as a summary request made while a turn is saved)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+@contextmanager
 def typing_hidden() -> Iterator[None]:
     """While a reply streams, keys typed (and the ^C of Ctrl-C) are not echoed into it."""
     try:
