@@ -138,7 +138,8 @@ def targets(rows: list[Row]) -> list[dict[str, str]]:
                 f"{growth:.2f}x, {reads[-1].zerda:.1f} ms",
                 growth <= 2 and reads[-1].zerda < 50,
             )
-    for name, limit in (("`zerda stats`", 2.0), ("`zerda search`", 1.5)):
+    searches = (("`zerda search`", 1.0), ("`zerda search --limit 10`", 1.0))
+    for name, limit in (("`zerda stats`", 2.0), *searches):
         row = _find(rows, "stats/search", name) or _find(
             rows, "stats/search", name.replace("zerda ", "python -c SessionStore.")
         )

@@ -64,10 +64,12 @@ def interleaved(
 
 @dataclass(frozen=True)
 class Command:
-    """A whole command to time: its argv and environment overrides."""
+    """A whole command to time: its argv, environment overrides and the exit statuses
+    that are no failure (a search exits 1 when nothing matches, as grep)."""
 
     argv: list[str]
     env: dict[str, str] = field(default_factory=dict)
+    exits: tuple[int, ...] = (0,)
 
 
 TIME = "/usr/bin/time"
@@ -86,12 +88,12 @@ def run_once(command: Command) -> tuple[float, float]:
             if os.path.exists(TIME)
             else command.argv
         )
-        wall, peak = _run(argv, env)
+        wall, peak = _run(argv, env, command.exits)
         text = rss.read().strip().splitlines()
     return wall, (int(text[-1]) / 1024 if text and text[-1].isdigit() else peak)
 
 
-def _run(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
+def _run(argv: list[str], env: dict[str, str], exits: tuple[int, ...]) -> tuple[float, float]:
     start = time.perf_counter()
     proc = subprocess.Popen(
         argv,
@@ -106,7 +108,7 @@ def _run(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
     error = proc.stderr.read() if proc.stderr else b""
     if proc.stderr:
         proc.stderr.close()
-    if proc.returncode != 0:
+    if proc.returncode not in exits:
         raise RuntimeError(f"{argv} exited {proc.returncode}: {error.decode()[-300:]}")
     return elapsed, usage.ru_maxrss / 1024
 

@@ -58,4 +58,4 @@ def test_search_prefilter_finds_what_a_full_scan_finds(tmp_path: Path, query: st
         store.append_turn("s", user, assistant)
     needle = query.casefold()
     expected = [m.content for m in store.iter_messages("s") if needle in m.content.casefold()]
-    assert [m.content for _, m in store.search(query)] == expected
+    assert [m.content for _, m in store.search(query)] == expected[::-1]  # newest first

@@ -153,7 +153,9 @@ def test_a_damaged_line_holding_the_needle_is_reported(home: Path) -> None:
         warnings.simplefilter("always")
         found = _found(lenient, "s", "ZEBRAFISH")
     assert [m.content for m in found] == ["zebrafish one"]
-    assert next(str(w.message) for w in caught if issubclass(w.category, ZerdaWarning)).count("line 3")
+    assert next(str(w.message) for w in caught if issubclass(w.category, ZerdaWarning)).count(
+        "line 3"
+    )
 
 
 def test_a_torn_last_line_is_left_out_with_a_warning(store: SessionStore) -> None:
