@@ -77,3 +77,23 @@ def test_a_failed_import_leaves_no_new_session(store: Store) -> None:
     with pytest.raises(StoreError):
         import_conversations(Refusing(), iter([conversation]), strict=True)  # type: ignore[arg-type]
     assert not store.exists(conversation.session_id)
+
+
+def test_what_another_writer_added_meanwhile_stays(store: Store, other_store: Store) -> None:
+    with pytest.raises(RuntimeError), new_session_undone_on_failure(store, "s"):
+        store.create_session("s", metadata={"title": "made by the import"})
+        other_store.append_turn("s", "from another writer", "acknowledged")
+        raise RuntimeError("the import failed after that")
+    assert [m.content for m in store.iter_messages("s")] == ["from another writer", "acknowledged"]
+
+
+def test_only_an_empty_session_is_deleted_if_empty(store: Store) -> None:
+    assert store.delete_session_if_empty("missing") is False
+    store.create_session("bare")
+    assert store.delete_session_if_empty("bare") is True and not store.exists("bare")
+    store.append_turn("full", "q", "a")
+    assert store.delete_session_if_empty("full") is False and store.exists("full")
+    store.create_session("summarized")
+    store.set_summary("summarized", "a summary and no messages")
+    assert store.delete_session_if_empty("summarized") is False
+    assert store.exists("summarized")

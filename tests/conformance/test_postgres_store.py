@@ -78,6 +78,7 @@ def test_open_store_picks_the_store_by_location(tmp_path: Path) -> None:
         ),
         ("postgres:///chat?host=/run/pg&password=x", "postgres:///chat?host=/run/pg"),
         ("postgresql://ana:s3cret@[::1/chat", "postgresql://ana@[::1/chat"),  # bad IPv6 host
+        ("postgresql://ana:s3c/r?e#t@h/chat", "postgresql://ana@h/chat"),  # not escaped
     ],
 )
 def test_urls_are_shown_without_their_password(url: str, shown: str) -> None:

@@ -101,6 +101,17 @@ class Store(ABC):
     def delete_session(self, session_id: str) -> None:
         """Remove the session and everything in it."""
 
+    def delete_session_if_empty(self, session_id: str) -> bool:
+        """Remove the session if it exists and holds no message and no summary; True when
+        it was removed. The stores make the check and the removal one step, so a writer
+        that adds a message meanwhile keeps its session."""
+        if not self.exists(session_id) or self.message_count(session_id):
+            return False
+        if self.get_summary(session_id) is not None:
+            return False
+        self.delete_session(session_id)
+        return True
+
     @abstractmethod
     def rename_session(self, old: str, new: str) -> None:
         """Give session `old` the id `new`, in one step: a reader finds it under one name or

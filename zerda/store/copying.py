@@ -94,14 +94,14 @@ def copy_session(
 @contextlib.contextmanager
 def new_session_undone_on_failure(store: Store, session_id: str) -> Iterator[None]:
     """For a session written in more than one step (created, then its messages added):
-    should a step fail, a session that did not exist before is removed again, so a
-    failed copy or import leaves no empty session behind. The step's error is raised."""
+    should a step fail, a session that did not exist before is removed again if it is
+    still empty, so a failed copy or import leaves no empty session behind, and what
+    another writer added to it meanwhile stays. The step's error is raised."""
     created = not store.exists(session_id)
     try:
         yield
     except BaseException:
         if created:
             with contextlib.suppress(ZerdaError):  # the step's own error is the one to see
-                if store.exists(session_id):
-                    store.delete_session(session_id)
+                store.delete_session_if_empty(session_id)
         raise

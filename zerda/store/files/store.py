@@ -271,6 +271,20 @@ class SessionStore(Store):
         with file.locked():
             file.remove()
 
+    def delete_session_if_empty(self, session_id: str) -> bool:
+        """Remove the session's file if it holds no message and no summary, checked
+        under its lock (no writer slips one in between); True when it was removed."""
+        if not self.exists(session_id):
+            return False
+        file = self._existing(session_id)
+        with file.locked():
+            if not file.exists() or self.message_count(session_id):
+                return False
+            if self.get_summary(session_id) is not None:
+                return False
+            file.remove()
+        return True
+
     def rename_session(self, old: str, new: str) -> None:
         """Rename the session's file (and side files) with one rename(2) under both
         sessions' locks: whatever its size, and damaged lines and all.

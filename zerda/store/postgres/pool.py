@@ -53,8 +53,12 @@ def redact(url: str) -> str:
 
 def _split_netloc(rest: str) -> tuple[str, str]:
     """`user:pass@host:port` and what follows it (path, query, fragment) of a URL's text
-    after `://`, however malformed (urlsplit refuses some, such as a bad IPv6 host)."""
-    cut = min((at for at in map(rest.find, "/?#") if at >= 0), default=len(rest))
+    after `://`, however malformed (urlsplit refuses some, such as a bad IPv6 host).
+
+    The user part ends at the last `@`: a password holding `/`, `?` or `#` unescaped
+    stays in it, to be hidden (wrongly counting a later `@` in as well hides more)."""
+    host = rest.rfind("@") + 1
+    cut = min((at for at in (rest.find(c, host) for c in "/?#") if at >= 0), default=len(rest))
     return rest[:cut], rest[cut:]
 
 

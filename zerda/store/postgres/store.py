@@ -115,6 +115,12 @@ _INSERT_AT = f"""
     FROM {_BATCH_ROWS}
 """
 _SELECT_MESSAGES = f"SELECT {rows.MESSAGE_COLUMNS} FROM zerda_messages WHERE session_id = %s"
+DELETE_IF_EMPTY = """
+    DELETE FROM zerda_sessions AS s
+    WHERE s.id = %s AND s.messages = 0
+      AND NOT EXISTS (SELECT 1 FROM zerda_summaries WHERE session_id = s.id)
+    RETURNING s.id
+"""
 # The last N messages, newest first: a backward scan of the (session, position) key.
 LAST_N = f"{_SELECT_MESSAGES} ORDER BY seq DESC LIMIT %s"
 FORWARD = f"{_SELECT_MESSAGES} ORDER BY seq"
@@ -292,6 +298,14 @@ class PostgresStore(Store):
             )
         if gone is None:
             raise NotFoundError(session_id)
+
+    def delete_session_if_empty(self, session_id: str) -> bool:
+        """Remove the session if it holds no message and no summary, in one statement:
+        its row lock orders it with any write adding one. True when it was removed."""
+        validate_session_id(session_id)
+        with self._connection() as conn:
+            gone = _one(conn, DELETE_IF_EMPTY, (session_id,))
+        return gone is not None
 
     def rename_session(self, old: str, new: str) -> None:
         """Give session `old` the id `new` in one transaction (see `Store.rename_session`):
