@@ -19,7 +19,7 @@ from pathlib import Path
 import ijson  # type: ignore[import-untyped]
 
 from zerda.importers.base import ImportFailed
-from zerda.importers.sources import ZIP_MAGIC, streams
+from zerda.importers.sources import CLOSING, MAX_DEPTH, OPENING, ZIP_MAGIC, streams
 
 PEEK = 1 << 16  # bytes read to tell a format
 LISTED = 1000  # entries of a directory looked at
@@ -68,13 +68,19 @@ def _json(head: bytes, *, bare: bool) -> str | None:
 
 
 def _first_keys(text: bytes) -> set[str]:
-    """The keys of the first element of the array `text` starts (as far as it goes)."""
+    """The keys of the first element of the array `text` starts (as far as it goes, and
+    no deeper than MAX_DEPTH)."""
     keys: set[str] = set()
+    depth = 0
     try:
-        for prefix, event, value in ijson.parse(io.BytesIO(text)):
-            if prefix == "item" and event == "map_key":
+        for event, value in ijson.basic_parse(io.BytesIO(text)):
+            if event in OPENING:
+                depth += 1
+            elif event in CLOSING:
+                depth -= 1
+            elif event == "map_key" and depth == 2:
                 keys.add(value)
-            elif prefix == "item" and event == "end_map":
+            if depth > MAX_DEPTH or (depth == 1 and event in CLOSING):
                 break
     except ijson.JSONError:
         pass  # the peek ends inside the element: the keys so far tell

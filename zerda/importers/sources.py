@@ -23,8 +23,12 @@ from zerda.importers.base import ImportFailed, UnsafeArchiveError
 MAX_RATIO = 200  # inflated bytes per compressed byte a member may reach
 RATIO_FREE = 1 << 20  # the first MiB of a member is not held to the ratio
 MAX_BYTES = 16 << 30  # inflated bytes a member may reach
+MAX_DEPTH = 1000  # nesting of arrays and objects an item may reach
+BOM = b"\xef\xbb\xbf"
 ZIP_MAGIC = b"PK\x03\x04"
 Wanted = Callable[[str], bool]
+OPENING = frozenset({"start_map", "start_array"})
+CLOSING = frozenset({"end_map", "end_array"})
 
 
 def is_zip(path: Path) -> bool:
@@ -108,17 +112,40 @@ class _Capped(io.RawIOBase):
 
 def json_items(stream: IO[bytes], name: str) -> Iterator[Any]:
     """The elements of the JSON array `stream` holds, one at a time (numbers as floats).
-    ImportFailed, naming the file, when it is not one."""
+    ImportFailed, naming the file, when it is not one or nests deeper than MAX_DEPTH."""
     reader = stream if isinstance(stream, io.BufferedReader) else io.BufferedReader(_Raw(stream))
-    opening = reader.peek(64).lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
+    if reader.peek(3).startswith(BOM):
+        reader.read(3)
+    opening = reader.peek(64).lstrip(b" \t\r\n")[:1]
     if opening != b"[":
         raise ImportFailed(f"{name}: not a JSON array of conversations")
     try:
-        yield from ijson.items(reader, "item", use_float=True)
+        yield from _elements(ijson.basic_parse(reader, use_float=True), name)
     except ijson.JSONError as exc:
         raise ImportFailed(f"{name}: not valid JSON ({_short(exc)})") from None
     except UnicodeDecodeError as exc:
         raise ImportFailed(f"{name}: not valid UTF-8 ({exc.reason})") from None
+
+
+def _elements(events: Iterator[tuple[str, Any]], name: str) -> Iterator[Any]:
+    """The elements built from the parse events of an array. Built here rather than by
+    `ijson.items`, whose path of each nesting level makes deep nesting cost memory
+    quadratic in its depth."""
+    next(events)  # the array's start
+    depth, builder = 0, ijson.ObjectBuilder()
+    for event, value in events:
+        if event in OPENING:
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise ImportFailed(f"{name}: nested deeper than {MAX_DEPTH} levels")
+        elif event in CLOSING:
+            depth -= 1
+            if depth < 0:
+                return  # the array's end
+        builder.event(event, value)
+        if depth == 0:
+            yield builder.value
+            builder = ijson.ObjectBuilder()
 
 
 class _Raw(io.RawIOBase):
