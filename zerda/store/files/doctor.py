@@ -79,41 +79,31 @@ def _session_ids(store: SessionStore, session_id: str | None) -> list[str]:
 
 def check_session(file: SessionFile, sid: str) -> list[Finding]:
     """The problems of one session file."""
-    where = str(file.path)
     info = os.lstat(file.path)
     if not stat.S_ISREG(info.st_mode):
-        return [
-            Finding(where, "type", "not a regular file; zerda refuses to use it", None, sid, False)
-        ]
-    found = []
-    if stat.S_IMODE(info.st_mode) != FILE_MODE:
-        found.append(
-            Finding(where, "mode", f"mode {stat.S_IMODE(info.st_mode):04o}, not 0600", None, sid)
-        )
-    if info.st_nlink > 1:
-        found.append(
-            Finding(
-                where,
-                "link",
-                f"has {info.st_nlink} hard links; zerda refuses to write to it",
-                None,
-                sid,
-            )
-        )
+        problem = "not a regular file; zerda refuses to use it"
+        return [Finding(str(file.path), "type", problem, None, sid, repairable=False)]
     end = unfinished_start(file, info.st_size)
-    if end is not None:
-        size = info.st_size - end
-        found.append(
-            Finding(
-                where,
-                "unfinished",
-                f"an unfinished write ({size} bytes) left by a process that died in it",
-                None,
-                sid,
-            )
-        )
+    found = list(_inode_findings(file, sid, info, end))
     lines = list(_line_findings(file, sid, info.st_size if end is None else end))
     return found + lines + ([] if lines else _totals_findings(file, sid))
+
+
+def _inode_findings(
+    file: SessionFile, sid: str, info: os.stat_result, end: int | None
+) -> Iterator[Finding]:
+    """A mode other than 0600, another hard link, an unfinished write (from `end` on)."""
+    where, mode = str(file.path), stat.S_IMODE(info.st_mode)
+    if mode != FILE_MODE:
+        yield Finding(where, "mode", f"mode {mode:04o}, not 0600", None, sid)
+    if info.st_nlink > 1:
+        problem = f"has {info.st_nlink} hard links; zerda refuses to write to it"
+        yield Finding(where, "link", problem, None, sid)
+    if end is not None:
+        problem = (
+            f"an unfinished write ({info.st_size - end} bytes) left by a process that died in it"
+        )
+        yield Finding(where, "unfinished", problem, None, sid)
 
 
 def unfinished_start(file: SessionFile, size: int) -> int | None:
