@@ -30,7 +30,7 @@ from zerda import (
 )
 from zerda.store.files import sessionfile as sf
 from zerda.store.files.sessionfile import SideFile
-from zerda.store.rewrites import ListSource
+from zerda.store.sources import ListSource
 
 ZERDA = str(Path(sys.executable).parent / "zerda")
 SURROGATE_LINE = (

@@ -4,7 +4,7 @@ messages, read as a stream (what `zerda import SESSION FILE` reads).
 A file is read twice and never held whole. `check_import` reads it once and checks
 every item: the first problem is an ImportFailed naming the line or item, and nothing
 is written. The `ImportFile` it returns is read again as the store writes (it is a
-`zerda.store.rewrites.MessageSource`). A JSON document is read one element at a time
+`zerda.store.sources.MessageSource`). A JSON document is read one element at a time
 through a window of its text that slides along; stdin, which can be read only once,
 is copied to a private temp file first. A zerda export brings its session facts
 (user, metadata, creation time) and summary along.
@@ -35,7 +35,7 @@ from zerda.messages import Message, Session, Summary
 from zerda.store.base import Store
 from zerda.store.copying import new_session_undone_on_failure
 from zerda.store.files.records import POINTERS, check_storable
-from zerda.store.rewrites import UuidSet
+from zerda.store.sources import UuidSet
 from zerda.store.tally import TALLY
 
 # Records of a raw session file that carry nothing to import.

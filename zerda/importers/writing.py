@@ -20,7 +20,7 @@ from zerda.paths import SESSION_ID
 from zerda.store.base import Store
 from zerda.store.copying import new_session_undone_on_failure
 from zerda.store.files.records import check_storable
-from zerda.store.rewrites import ListSource
+from zerda.store.sources import ListSource
 
 
 @dataclass

@@ -1,8 +1,9 @@
 """Session stores: one interface, two implementations.
 
 - `zerda.store.base`: the interface (`Store`) every store provides, with what it gets
-  for free (async twins, batch rules); `rewrites`, `tally` and `stats` are the parts
-  both implementations share (streamed bulk writes, sealed running totals, statistics).
+  for free (async twins, batch rules); `sources`, `tally` and `stats` are the parts
+  both implementations share (what bulk writes read, running totals, statistics), and
+  `copying`, `forking` and `overview` are written once against the interface.
 - `zerda.store.files`: `SessionStore`, append-only JSON Lines files under `flock`, one
   a session, on this host (the default).
 - `zerda.store.postgres`: `PostgresStore`, sessions on a PostgreSQL server shared by

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from zerda.store.checks import Finding, Repair
     from zerda.store.matching import Query
     from zerda.store.overview import SessionOverview
-    from zerda.store.rewrites import MessageSource
+    from zerda.store.sources import MessageSource
     from zerda.store.stats import SessionStats
 
 

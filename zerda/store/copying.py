@@ -18,14 +18,14 @@ from zerda.messages import Message
 
 if TYPE_CHECKING:
     from zerda.store.base import Store
-    from zerda.store.rewrites import UuidSet
+    from zerda.store.sources import UuidSet
 
 # Told how many messages of a session have been read so far (on each pass over them).
 Progress = Callable[[int], None]
 
 
 class StoreSource:
-    """A session of a store as a `MessageSource` (zerda.store.rewrites): its messages, oldest
+    """A session of a store as a `MessageSource` (zerda.store.sources): its messages, oldest
     first, read afresh on each pass, keyed by position.
 
     `at` walks forward from the last message it gave, so keys asked for in order (as a

@@ -22,7 +22,7 @@ from zerda.store.copying import StoreSource
 
 if TYPE_CHECKING:
     from zerda.store.base import Store
-    from zerda.store.rewrites import UuidSet
+    from zerda.store.sources import UuidSet
 
 FORKED_FROM = "forked_from"  # session metadata: where the fork came from; message: its uuid
 _NAMESPACE = uuidlib.UUID("6f1c3c52-2a43-4d6c-9a51-1e4a2b7c0f35")

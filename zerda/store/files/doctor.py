@@ -25,7 +25,8 @@ from zerda.store.checks import Finding, Repair
 from zerda.store.files.reader import RecordReader, with_token_counts
 from zerda.store.files.records import MESSAGE, loads, message_from
 from zerda.store.files.sessionfile import FILE_MODE, SessionFile, _parse_note
-from zerda.store.stats import tally_of, trusted_tally
+from zerda.store.files.trusted import trusted_tally
+from zerda.store.stats import tally_of
 from zerda.store.tally import TALLY, Tally, sealed
 
 if TYPE_CHECKING:

@@ -52,21 +52,15 @@ from zerda.store.files.records import (
     summary_from,
     summary_record,
 )
+from zerda.store.files.rewrites import Merge, SessionMessages, last_ask, uuids_held
 from zerda.store.files.search import search_messages
 from zerda.store.files.sessionfile import SessionFile
+from zerda.store.files.trusted import trusted_tally
 from zerda.store.matching import Filters, Matcher, Query, check_limit
 from zerda.store.matching import newest_first as newest_hits
 from zerda.store.overview import OPENING_MESSAGES, SessionOverview, opening_of, title_of
-from zerda.store.rewrites import (
-    ListSource,
-    Merge,
-    MessageSource,
-    SessionMessages,
-    UuidSet,
-    last_ask,
-    uuids_held,
-)
-from zerda.store.stats import SessionStats, collect_stats, stats_from_tally, tally_of, trusted_tally
+from zerda.store.sources import ListSource, MessageSource, UuidSet
+from zerda.store.stats import SessionStats, collect_stats, stats_from_tally, tally_of
 from zerda.store.tally import TALLY, Tally
 from zerda.tokens import DEFAULT_ENCODING, count_tokens
 

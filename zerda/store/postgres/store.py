@@ -41,7 +41,7 @@ from zerda.tokens import DEFAULT_ENCODING, count_tokens
 if TYPE_CHECKING:
     from psycopg import Connection
 
-    from zerda.store.rewrites import MessageSource
+    from zerda.store.sources import MessageSource
 
     Conn = Connection[tuple[Any, ...]]
 
