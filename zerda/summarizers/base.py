@@ -87,7 +87,8 @@ def fold(
     with `summarize` is asked for `target_tokens` of it and held to that, any other is
     called as `summarizer(previous, turns)` and held to `max_summary_tokens`. A
     summarizer that raises, or returns something other than text, raises
-    SummarizerError (a ZerdaError, such as a client's, passes as it is): the caller
+    SummarizerError (another ZerdaError passes as it is; zerda's model summarizers
+    raise SummarizerError with the client's error as its cause): the caller
     still holds `previous`, so a failure never leaves half a summary.
     """
     budgeted = getattr(summarizer, "summarize", None)

@@ -4,9 +4,9 @@ The model is asked to rewrite the summary so far with the new turns, within a wo
 count that fits the token budget; turns are sent in batches of at most
 `batch_tokens`, each batch folded into the summary the previous one made. Whatever
 the model writes is cut to the budget. A client failure (connection refused, HTTP
-error, a stream cut short, a program's non-zero exit) raises its ClientError, an
-empty reply a SummarizerError: both are ZerdaErrors, and the memory keeps its
-previous summary.
+error, a stream cut short, a program's non-zero exit) or an empty reply raises
+SummarizerError (a ZerdaError; the client's error is its cause), and the memory keeps
+its previous summary.
 """
 
 from __future__ import annotations
