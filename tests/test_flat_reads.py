@@ -40,7 +40,7 @@ def test_a_session_with_only_an_unfinished_first_write_is_not_listed(store: Sess
     assert [s.session_id for s in store.list_sessions()] == ["c", "a"]
     found = run(store.home, "search", "find me", "--json")
     assert found.returncode == 0, found.stderr
-    assert [hit["session_id"] for hit in json.loads(found.stdout)] == ["a", "c"]
+    assert [hit["session_id"] for hit in json.loads(found.stdout)] == ["c", "a"]
     listed = run(store.home, "sessions", "--json")
     assert listed.returncode == 0 and listed.stderr == ""
     assert [row["session_id"] for row in json.loads(listed.stdout)] == ["c", "a"]
