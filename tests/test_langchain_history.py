@@ -458,6 +458,9 @@ class ListStore(Store):
     def rename_session(self, old: str, new: str) -> None:
         raise NotImplementedError
 
+    def replace_messages(self, session_id: str, messages: list[Message]) -> None:
+        raise NotImplementedError
+
     def message_count(self, session_id: str) -> int:
         raise NotImplementedError
 

@@ -55,6 +55,9 @@ class Conversation:
     `metadata` becomes the session's metadata; it holds at least `source` (the format),
     `source_id` and, when the source has one, `title`. Messages carry their source
     times and `stable_uuid`s; `skipped` counts what was left out, by reason.
+    `off_path` holds the uuids of the conversation's messages that are not on its
+    current path (edits and regenerations left behind): a session still holding
+    them is rewritten to the current path.
     """
 
     source: str
@@ -66,6 +69,7 @@ class Conversation:
     summary: Summary | None = None
     skipped: dict[str, int] = field(default_factory=dict)
     session_id: str = ""
+    off_path: set[str] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         if not self.session_id:

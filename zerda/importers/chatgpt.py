@@ -47,9 +47,14 @@ def conversation(item: Any, where: str) -> Found:
     if path is None:
         return Problem(f"{where} (id {source_id})", "current_node does not lead to the root")
     found = _conversation(item, source_id)
-    branches = sum(1 for k, n in mapping.items() if k not in path and _message_of(n))
-    if branches:
-        found.skip("branch", branches)
+    on_path = set(path)
+    found.off_path = {
+        _uuid(source_id, key, raw)
+        for key, node in mapping.items()
+        if key not in on_path and (raw := _message_of(node)) is not None
+    }
+    if found.off_path:
+        found.skip("branch", len(found.off_path))
     _fill(found, [(key, mapping[key]) for key in reversed(path)])
     return found
 
@@ -58,13 +63,19 @@ def current_path(mapping: dict[str, Any], current: Any) -> list[str] | None:
     """Node ids from `current` up to the root (None when the chain breaks or loops);
     [] for a conversation with no current node."""
     path: list[str] = []
+    seen: set[str] = set()
     while isinstance(current, str):
         node = mapping.get(current)
-        if not isinstance(node, dict) or current in path:
+        if not isinstance(node, dict) or current in seen:
             return None
         path.append(current)
+        seen.add(current)
         current = node.get("parent")
     return path
+
+
+def _uuid(source_id: str, key: str, raw: dict[str, Any]) -> str:
+    return stable_uuid(SOURCE, source_id, str(raw.get("id") or key))
 
 
 def _conversation(item: dict[str, Any], source_id: str) -> Conversation:
@@ -86,8 +97,7 @@ def _fill(found: Conversation, nodes: list[tuple[str, dict[str, Any]]]) -> None:
         raw = _message_of(node)
         if raw is None:
             continue
-        uuid = stable_uuid(SOURCE, found.source_id, str(raw.get("id") or key))
-        taken = _message(raw, uuid, last)
+        taken = _message(raw, _uuid(found.source_id, key, raw), last)
         if isinstance(taken, str):
             found.skip(taken)
             continue

@@ -53,6 +53,10 @@ def conversation(item: Any, where: str) -> Found:
         SOURCE, source_id, name or None, _time(item.get("created_at")), [], metadata
     )
     kept = _branch(raw, item.get("current_leaf_message_uuid"))
+    on_path = {number for number, _ in kept}
+    found.off_path = {
+        stable_uuid(SOURCE, source_id, _id(m, n)) for n, m in enumerate(raw) if n not in on_path
+    }
     if len(kept) < len(raw):
         found.skip("branch", len(raw) - len(kept))
     last = found.created_at

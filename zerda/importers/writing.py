@@ -4,7 +4,9 @@ written, everything counted in a `Report`.
 A conversation's messages carry uuids derived from the source, so a session already
 holding some of them as they are gets only the others (and those the source changed,
 in place): importing the same export again writes nothing, a newer export only what
-it adds.
+it adds. When the conversation has left a branch the session holds (a message edited
+or a reply regenerated at the source), the session is rewritten in one step to the
+conversation's current path, followed by the messages added to it in zerda.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ class Report:
     sessions: int = 0  # sessions written to (created, or given new messages)
     messages: int = 0  # messages added (or changed at the source)
     unchanged: int = 0  # sessions that already held everything
+    removed: int = 0  # messages of branches a conversation left, taken out
     skipped: dict[str, int] = field(default_factory=dict)  # messages left out, by reason
     problems: list[Problem] = field(default_factory=list)
 
@@ -40,6 +43,8 @@ class Report:
             ranked = sorted(self.skipped.items(), key=_most_first)
             reasons = ", ".join(f"{n} {why}" for why, n in ranked)
             line += f" ({sum(self.skipped.values())} skipped: {reasons})"
+        if self.removed:
+            line += f"; {_count(self.removed, 'message')} of left branches removed"
         if self.unchanged:
             line += f"; {_count(self.unchanged, 'session')} already up to date"
         return f"{line}; {_count(len(self.problems), 'problem')}"
@@ -135,26 +140,36 @@ def _write(
     for reason, count in conversation.skipped.items():
         report.skipped[reason] = report.skipped.get(reason, 0) + count
     exists = store.exists(session_id)
-    held = _held(store, session_id) if exists else {}
-    new = [m for m in conversation.messages if held.get(m.uuid) != _kept(m)]
+    held = list(store.iter_messages(session_id)) if exists else []
+    kept = {m.uuid: _kept(m) for m in held}
+    new = [m for m in conversation.messages if kept.get(m.uuid) != _kept(m)]
+    left = sum(1 for m in held if m.uuid in conversation.off_path)
     changed = exists and _metadata_changed(store, session_id, conversation)
-    if exists and not new and not changed:
+    if exists and not new and not left and not changed:
         report.unchanged += 1
         return
     report.sessions += 1
     report.messages += len(new)
+    report.removed += left
     if dry_run:
         return
     with new_session_undone_on_failure(store, session_id):
         if not exists or changed:
             created = conversation.created_at
             store.create_session(session_id, None, conversation.metadata, created_at=created)
-        if new:
+        if left:
+            store.replace_messages(session_id, _current_path(conversation, held))
+            if conversation.summary is not None:
+                store.set_summary(session_id, conversation.summary)
+        elif new:
             store.import_messages(session_id, ListSource(new), conversation.summary)
 
 
-def _held(store: Store, session_id: str) -> dict[str | None, tuple[object, ...]]:
-    return {m.uuid: _kept(m) for m in store.iter_messages(session_id)}
+def _current_path(conversation: Conversation, held: list[Message]) -> list[Message]:
+    """The conversation's messages, then those the session holds that are not of it
+    (added in zerda), in their order: what a session holding a left branch becomes."""
+    ours = {m.uuid for m in conversation.messages} | conversation.off_path
+    return conversation.messages + [m for m in held if m.uuid not in ours]
 
 
 def _kept(m: Message) -> tuple[object, ...]:

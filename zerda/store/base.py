@@ -244,6 +244,13 @@ class Store(ABC):
         """Swap the last turn for a new one in one step (`reply_metadata` on the reply)."""
 
     @abstractmethod
+    def replace_messages(self, session_id: str, messages: list[Message]) -> None:
+        """Make the session's messages exactly `messages`, in their order, in one step: a
+        failure leaves the old ones. Each keeps its uuid, time and count when given (a
+        repeated uuid is stored once, as `add_memory` does); the summary and the session's
+        facts stay. NotFoundError if the session does not exist."""
+
+    @abstractmethod
     def check(self, session_id: str | None = None) -> list[Finding]:
         """What is wrong with the stored sessions (all, or `session_id`'s: NotFoundError
         if it does not exist), one Finding each; nothing is changed."""

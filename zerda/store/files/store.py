@@ -680,6 +680,19 @@ class SessionStore(Store):
             header = header_record(session, self.encoding)
             file.rewrite(render_stream([header], 0, NO_POINTERS, Tally()))
 
+    def replace_messages(self, session_id: str, messages: list[Message]) -> None:
+        """Make the session's messages exactly `messages` (see `Store.replace_messages`) in
+        one streamed rewrite (temp file, fsync, rename)."""
+        stored = [self._stamp(m) for m in last_wins(messages)]
+        check_storable([message_record(m) for m in stored])
+
+        def edit(held: SessionMessages) -> Iterable[Message]:
+            for _ in held:  # read through: a damaged line is reported (or saved aside)
+                pass
+            return stored
+
+        self._rewrite(session_id, edit)
+
     def compact(self, session_id: str) -> None:
         """Fold updates, token records and old summaries into a fresh file."""
         self._rewrite(session_id, lambda messages: messages)

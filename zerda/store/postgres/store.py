@@ -649,6 +649,18 @@ class PostgresStore(Store):
             conn.execute("DELETE FROM zerda_summaries WHERE session_id = %s", (session_id,))
             _save_totals(conn, session_id, Tally())
 
+    def replace_messages(self, session_id: str, messages: list[Message]) -> None:
+        """Make the session's messages exactly `messages` (see `Store.replace_messages`) in
+        one transaction."""
+        validate_session_id(session_id)
+        stored = [self._stamp(m) for m in last_wins(messages)]
+        _columns(stored)  # refuses what cannot be stored before anything is written
+        with self._connection() as conn, conn.transaction():
+            self._locked_totals(conn, session_id)
+            conn.execute("DELETE FROM zerda_messages WHERE session_id = %s", (session_id,))
+            self._insert(conn, session_id, stored)
+            conn.execute(RECOUNT, {"id": session_id})
+
     def compact(self, session_id: str) -> None:
         """Count the session's running totals afresh from its messages (a repair: rows are
         rewritten in place, so there is nothing else to fold)."""
