@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from zerda import SessionStore
 from zerda.importers import import_conversations, read
@@ -80,3 +83,39 @@ def test_a_claude_edit_leaves_the_session_on_the_current_path(
     edit = [("q2e", "r1", "human", "q2 edited"), ("r2e", "q2e", "assistant", "r2 new")]
     import_conversations(store, read(_claude(tmp_path, "r2e", *edit), "claude"))
     assert contents(store, "claude-c1") == ["q1", "r1", "q2 edited", "r2 new"]
+
+
+def _rewritten(path: Path, items: list[Any], at: float) -> Path:
+    """`path` written anew with `items`, as the tool does after each reply, at time `at`."""
+    path.write_text(json.dumps(items))
+    os.utime(path, (at, at))
+    return path
+
+
+SGPT = [{"role": "user", "content": "ls?"}, {"role": "assistant", "content": "ls -la"}]
+LANGCHAIN = [
+    {"type": "human", "data": {"content": "hi", "type": "human"}},
+    {"type": "ai", "data": {"content": "hello", "type": "ai"}},
+]
+AICHAT = {"model": "openai:gpt-4o", "messages": SGPT}
+
+
+@pytest.mark.parametrize(
+    "fmt,name,items,more",
+    [
+        ("sgpt", "chat", SGPT, {"role": "user", "content": "and pwd?"}),
+        ("langchain", "history.json", LANGCHAIN, {"type": "human", "data": {"content": "bye"}}),
+        ("aichat", "s.yaml", AICHAT, {"role": "user", "content": "and pwd?"}),
+    ],
+)
+def test_a_source_without_times_keeps_the_times_of_held_messages(
+    store: SessionStore, tmp_path: Path, fmt: str, name: str, items: Any, more: Any
+) -> None:
+    path = _rewritten(tmp_path / name, items, T)
+    import_conversations(store, read(path, fmt))
+    (session_id,) = store.session_ids()
+    grown = {**items, "messages": [*SGPT, more]} if fmt == "aichat" else [*items, more]
+    report = import_conversations(store, read(_rewritten(path, grown, T + 3600), fmt))
+    assert (report.sessions, report.messages) == (1, 1)
+    times = [m.created_at.timestamp() for m in store.iter_messages(session_id)]  # type: ignore[union-attr]
+    assert times == [T, T, T + 3600]

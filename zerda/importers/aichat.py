@@ -13,8 +13,8 @@ that is the assistant's tool calls and one tool message per result, in OpenAI's 
 
 Compressed messages come first, marked `compressed` in their metadata; a message's
 uuid is its place in compressed-then-current messages, which compression does not
-change. aichat records no times: every message carries the time the file was last
-written, the same on every import. YAML is read with PyYAML's safe loader, refusing
+change. aichat records no times: a message carries the time the file was last
+written when it is first imported, and keeps it. YAML is read with PyYAML's safe loader, refusing
 aliases (aichat writes none; they are how a small file expands without end).
 """
 
@@ -86,7 +86,9 @@ def _read_file(path: Path) -> Iterator[Found]:
     session = _load(path)
     written = modified_at(path)
     settings = {k: v for k, v in session.items() if k not in NOT_SETTINGS and v is not None}
-    conversation = Conversation(SOURCE, path.stem, path.stem, written, [], metadata=settings)
+    conversation = Conversation(
+        SOURCE, path.stem, path.stem, written, [], metadata=settings, timed=False
+    )
     if session.get("data_urls"):
         conversation.skip("data_urls", len(session["data_urls"]))
     items = [(key, item) for key in LISTS for item in session.get(key) or []]

@@ -57,7 +57,8 @@ class Conversation:
     times and `stable_uuid`s; `skipped` counts what was left out, by reason.
     `off_path` holds the uuids of the conversation's messages that are not on its
     current path (edits and regenerations left behind): a session still holding
-    them is rewritten to the current path.
+    them is rewritten to the current path. `timed` is False for a source that records
+    no times (its messages carry the file's): a message already held keeps its time.
     """
 
     source: str
@@ -70,6 +71,7 @@ class Conversation:
     skipped: dict[str, int] = field(default_factory=dict)
     session_id: str = ""
     off_path: set[str] = field(default_factory=set)
+    timed: bool = True
 
     def __post_init__(self) -> None:
         if not self.session_id:

@@ -9,8 +9,9 @@ Messages map as `zerda.formats.langchain` maps them, every field kept, so conver
 them back gives the messages LangChain wrote.
 
 A message's uuid comes from its LangChain `id` when it has one, else from its
-position (the file only ever grows, or is cleared). LangChain records no times:
-every message carries the time the file was last written, the same on every import.
+position (the file only ever grows, or is cleared). LangChain records no times: a
+message carries the time the file was last written when it is first imported, and
+keeps it.
 A directory is read file by file (`*.json`).
 """
 
@@ -39,7 +40,7 @@ def read(path: Path) -> Iterator[Found]:
 def _read_file(path: Path) -> Iterator[Found]:
     items = read_json_list(path, "a LangChain chat history (a JSON list of messages)")
     written = modified_at(path)
-    conversation = Conversation(SOURCE, path.stem, path.stem, written, [])
+    conversation = Conversation(SOURCE, path.stem, path.stem, written, [], timed=False)
     for position, item in enumerate(items):
         try:
             message = _message(item, path.stem, position, written)

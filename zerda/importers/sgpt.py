@@ -8,9 +8,9 @@ OpenAI messages sent and received (`{"role", "content"}`, plus `name` and
 cut to its last `CHAT_CACHE_LENGTH` messages (default 100).
 
 Two quirks decide how it is read:
-- shell_gpt records no times. Every message carries the time the file was last
-  written: the latest time it can have been said, and the same on every import of
-  the same file.
+- shell_gpt records no times. A message carries the time the file was last written
+  when it is first imported (the latest time it can have been said) and keeps it:
+  shell_gpt rewrites the file after every reply.
 - The cache drops its oldest messages as a chat grows, so a message's position is
   not its identity. Its uuid is derived from the message and the one before it
   (and, for a repeated pair, how many times it came before), so a later copy of the
@@ -42,7 +42,7 @@ def read(path: Path) -> Iterator[Found]:
 def _read_file(path: Path) -> Iterator[Found]:
     items = read_json_list(path, "a shell_gpt chat (a JSON list of messages)")
     chat_id, written = path.name, modified_at(path)
-    conversation = Conversation(SOURCE, chat_id, chat_id, written, [])
+    conversation = Conversation(SOURCE, chat_id, chat_id, written, [], timed=False)
     seen: dict[str, int] = {}
     previous = ""
     for position, item in enumerate(items):
