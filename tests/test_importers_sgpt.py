@@ -63,12 +63,19 @@ def test_reimport_adds_nothing_and_leaves_the_files_alone(cache: Path, tmp_path:
     ] == "こんにちは (konnichiwa)."
 
 
-def test_a_cache_cut_to_its_last_messages_keeps_their_uuids(cache: Path) -> None:
-    [full] = conversations(sgpt.read(cache / "python_tips"))
-    cut = cache / "python_tips"
-    cut.write_text(json.dumps(json.loads(cut.read_text())[3:]))
-    [later] = conversations(sgpt.read(cut))
-    assert [m.uuid for m in later.messages][1:] == [m.uuid for m in full.messages][4:]
+def test_a_cache_cut_to_its_last_messages_imports_onto_the_session(
+    cache: Path, tmp_path: Path
+) -> None:
+    store = SessionStore(tmp_path / "home", fsync=False)
+    chat = cache / "python_tips"
+    store_all(store, conversations(sgpt.read(chat)))
+    held = list(store.iter_messages("sgpt-python_tips"))
+    grown = [*json.loads(chat.read_text())[3:], {"role": "user", "content": "thanks"}]
+    chat.write_text(json.dumps(grown))
+    assert store_all(store, conversations(sgpt.read(chat))) == 1
+    now = list(store.iter_messages("sgpt-python_tips"))
+    assert [m.uuid for m in now[:-1]] == [m.uuid for m in held]
+    assert [m.content for m in now] == [*(m.content for m in held), "thanks"]
 
 
 def test_a_repeated_message_keeps_one_uuid_each(tmp_path: Path) -> None:

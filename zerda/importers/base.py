@@ -59,6 +59,9 @@ class Conversation:
     current path (edits and regenerations left behind): a session still holding
     them is rewritten to the current path. `timed` is False for a source that records
     no times (its messages carry the file's): a message already held keeps its time.
+    `rolling` is True for a source that drops its oldest messages and derives a uuid
+    from the message before: a first message whose uuid could not be derived takes
+    the held one's (`zerda.importers.held`).
     """
 
     source: str
@@ -72,6 +75,7 @@ class Conversation:
     session_id: str = ""
     off_path: set[str] = field(default_factory=set)
     timed: bool = True
+    rolling: bool = False
 
     def __post_init__(self) -> None:
         if not self.session_id:

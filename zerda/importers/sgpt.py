@@ -14,7 +14,9 @@ Two quirks decide how it is read:
 - The cache drops its oldest messages as a chat grows, so a message's position is
   not its identity. Its uuid is derived from the message and the one before it
   (and, for a repeated pair, how many times it came before), so a later copy of the
-  cache lands on the same uuids for what both copies hold.
+  cache lands on the same uuids for what both copies hold; its first message, whose
+  predecessor was dropped, takes on import the uuid of the held message saying the
+  same just before the ones it holds (`Conversation.rolling`).
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ def read(path: Path) -> Iterator[Found]:
 def _read_file(path: Path) -> Iterator[Found]:
     items = read_json_list(path, "a shell_gpt chat (a JSON list of messages)")
     chat_id, written = path.name, modified_at(path)
-    conversation = Conversation(SOURCE, chat_id, chat_id, written, [], timed=False)
+    conversation = Conversation(SOURCE, chat_id, chat_id, written, [], timed=False, rolling=True)
     seen: dict[str, int] = {}
     previous = ""
     for position, item in enumerate(items):

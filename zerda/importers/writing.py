@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from zerda.errors import InvalidMessageError
 from zerda.importers.base import Conversation, Found, ImportFailed, Problem
+from zerda.importers.held import lined_up
 from zerda.messages import Message
 from zerda.paths import SESSION_ID
 from zerda.store.base import Store
@@ -141,8 +142,7 @@ def _write(
         report.skipped[reason] = report.skipped.get(reason, 0) + count
     exists = store.exists(session_id)
     held = list(store.iter_messages(session_id)) if exists else []
-    if not conversation.timed:
-        conversation.messages = _with_held_times(conversation.messages, held)
+    conversation.messages = lined_up(conversation, held)
     kept = {m.uuid: _kept(m) for m in held}
     new = [m for m in conversation.messages if kept.get(m.uuid) != _kept(m)]
     left = sum(1 for m in held if m.uuid in conversation.off_path)
@@ -172,13 +172,6 @@ def _current_path(conversation: Conversation, held: list[Message]) -> list[Messa
     (added in zerda), in their order: what a session holding a left branch becomes."""
     ours = {m.uuid for m in conversation.messages} | conversation.off_path
     return conversation.messages + [m for m in held if m.uuid not in ours]
-
-
-def _with_held_times(messages: list[Message], held: list[Message]) -> list[Message]:
-    """`messages` (of a source that records no times), each the session holds keeping
-    the time it was stored with: only new messages take the file's time."""
-    times = {m.uuid: m.created_at for m in held}
-    return [replace(m, created_at=times.get(m.uuid) or m.created_at) for m in messages]
 
 
 def _kept(m: Message) -> tuple[object, ...]:

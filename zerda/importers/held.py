@@ -1,0 +1,50 @@
+"""What a re-import takes from the messages a session already holds, for sources
+that cannot say it themselves: the times of messages already imported (a source that
+records no times), and the uuid of the first message of a cache that dropped older
+ones (a source whose uuids depend on the message before)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from zerda.importers.base import Conversation
+from zerda.messages import Message
+
+
+def lined_up(conversation: Conversation, held: list[Message]) -> list[Message]:
+    """The conversation's messages with the times and uuids they take from `held`."""
+    messages = conversation.messages
+    if conversation.rolling:
+        messages = _first_uuids(messages, held)
+    if not conversation.timed:
+        messages = _held_times(messages, held)
+    return messages
+
+
+def _held_times(messages: list[Message], held: list[Message]) -> list[Message]:
+    """Each message the session holds keeps the time it was stored with: only new
+    messages take the source's (the file's) time."""
+    times = {m.uuid: m.created_at for m in held}
+    return [replace(m, created_at=times.get(m.uuid) or m.created_at) for m in messages]
+
+
+def _first_uuids(messages: list[Message], held: list[Message]) -> list[Message]:
+    """`messages` whose first held message (at `k` in `held`) follows messages whose
+    uuids could not be derived (their predecessors were dropped): those take the uuids
+    of the held messages before `k` when they say the same."""
+    place = {m.uuid: k for k, m in enumerate(held)}
+    for j, message in enumerate(messages):
+        k = place.get(message.uuid)
+        if k is None:
+            continue
+        before = held[k - j : k]
+        if j == 0 or k < j or list(map(_said, before)) != list(map(_said, messages[:j])):
+            return messages
+        return [
+            replace(m, uuid=h.uuid) for m, h in zip(messages[:j], before, strict=True)
+        ] + messages[j:]
+    return messages
+
+
+def _said(m: Message) -> tuple[object, ...]:
+    return (m.role, m.content, m.extra)
