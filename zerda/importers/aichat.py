@@ -32,7 +32,15 @@ import yaml
 
 from zerda.errors import InvalidMessageError
 from zerda.formats.openai import from_openai
-from zerda.importers.base import Conversation, Found, ImportFailed, Problem, stable_uuid
+from zerda.importers.base import (
+    UNREADABLE,
+    Conversation,
+    Found,
+    ImportFailed,
+    Problem,
+    stable_uuid,
+    unreadable,
+)
 from zerda.importers.localfiles import modified_at, read_each, read_text
 from zerda.messages import Message
 
@@ -91,13 +99,13 @@ def _read_file(path: Path) -> Iterator[Found]:
     )
     if session.get("data_urls"):
         conversation.skip("data_urls", len(session["data_urls"]))
-    items = [(key, item) for key in LISTS for item in session.get(key) or []]
-    for position, (key, item) in enumerate(items):
+    items = [(key, n, item) for key in LISTS for n, item in enumerate(session.get(key) or [])]
+    for position, (key, number, item) in enumerate(items):
         try:
             messages = _messages(item, f"{path.stem}\x1f{position}", written)
-        except InvalidMessageError as exc:
+        except (InvalidMessageError, *UNREADABLE) as exc:
             conversation.skip("malformed")
-            yield Problem(f"{path.name}: {key} item {position + 1}", str(exc))
+            yield Problem(f"{path.name}: {key} item {number + 1}", unreadable(exc))
             continue
         if key == "compressed_messages":
             messages = [replace(m, metadata={**m.metadata, "compressed": True}) for m in messages]
@@ -112,6 +120,8 @@ def _load(path: Path) -> dict[str, Any]:
     except yaml.YAMLError as exc:
         reason = " ".join(str(exc).split())
         raise ImportFailed(f"{path}: not an aichat session: invalid YAML ({reason})") from None
+    except RecursionError:
+        raise ImportFailed(f"{path}: not an aichat session: nested too deeply") from None
     if not isinstance(session, dict) or not isinstance(session.get("messages"), list):
         raise ImportFailed(f"{path}: not an aichat session (no list of messages)")
     if not isinstance(session.get("compressed_messages") or [], list):

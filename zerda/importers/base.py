@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import re
 import uuid as uuidlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -116,3 +116,26 @@ class Problem:
 # What a reader yields.
 Found = Conversation | Problem
 Reader = Iterator[Found]
+
+# What reading a value of an unexpected shape raises (nesting past the interpreter's
+# limit included): one item's problem, never the run's end.
+UNREADABLE = (TypeError, ValueError, KeyError, AttributeError, RecursionError)
+
+
+def guarded(read: Callable[[Any, str], Found], item: Any, where: str) -> Found:
+    """`read(item, where)`, or the Problem of an item of a shape it did not expect."""
+    try:
+        return read(item, where)
+    except UNREADABLE as exc:
+        return Problem(where, unreadable(exc))
+
+
+def unreadable(exc: BaseException) -> str:
+    """One line saying why a value of an unexpected shape (or a message zerda refuses:
+    its own error's words) cannot be read."""
+    if isinstance(exc, ZerdaError):
+        return str(exc)
+    if isinstance(exc, RecursionError):
+        return "cannot be read: nested too deeply"
+    detail = " ".join(str(exc).split())[:120]
+    return f"cannot be read: {type(exc).__name__}: {detail}"

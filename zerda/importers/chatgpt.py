@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from zerda.importers.base import Conversation, Found, Problem, stable_uuid
+from zerda.importers.base import Conversation, Found, Problem, guarded, stable_uuid
 from zerda.importers.chatgpt_content import message_text
 from zerda.importers.sources import json_items, streams
 from zerda.messages import Message, format_time
@@ -32,7 +32,7 @@ def read(path: Path) -> Iterator[Found]:
     """Every conversation of the export at `path`, one at a time."""
     for name, stream in streams(path, lambda base: bool(FILES.fullmatch(base))):
         for number, item in enumerate(json_items(stream, name), 1):
-            yield conversation(item, f"{name}: conversation {number}")
+            yield guarded(conversation, item, f"{name}: conversation {number}")
 
 
 def conversation(item: Any, where: str) -> Found:

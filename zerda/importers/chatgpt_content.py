@@ -30,6 +30,8 @@ def message_text(content: Any) -> Taken | str:
     if not isinstance(content, dict):
         return "no content"
     kind = content.get("content_type")
+    if kind is not None and not isinstance(kind, str):
+        return "content type"
     if kind in REASONING:
         return "thoughts"
     metadata: dict[str, Any] = {"content_type": kind} if kind != "text" else {}

@@ -20,7 +20,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from zerda.importers.base import Conversation, Found, Problem, stable_uuid
+from zerda.importers.base import Conversation, Found, Problem, guarded, stable_uuid
 from zerda.importers.sources import json_items, streams
 from zerda.messages import Message, parse_time
 
@@ -37,7 +37,7 @@ def read(path: Path) -> Iterator[Found]:
     """Every conversation of the export at `path`, one at a time."""
     for name, stream in streams(path, lambda base: base == "conversations.json"):
         for number, item in enumerate(json_items(stream, name), 1):
-            yield conversation(item, f"{name}: conversation {number}")
+            yield guarded(conversation, item, f"{name}: conversation {number}")
 
 
 def conversation(item: Any, where: str) -> Found:
@@ -83,11 +83,11 @@ def _branch(raw: list[Any], leaf: Any) -> list[tuple[int, Any]]:
     by_id = {_id(m, n): m for n, m in numbered}
     if not any(isinstance(m, dict) and m.get("parent_message_uuid") for m in raw):
         return numbered
-    current = leaf if leaf in by_id else _id(raw[-1], len(raw) - 1)
+    current: Any = leaf if isinstance(leaf, str) and leaf in by_id else _id(raw[-1], len(raw) - 1)
     chain: set[str] = set()
     while isinstance(current, str) and current in by_id and current not in chain:
         chain.add(current)
-        current = by_id[current].get("parent_message_uuid")
+        current = _dict(by_id[current]).get("parent_message_uuid")
     return [(n, m) for n, m in numbered if _id(m, n) in chain]
 
 
@@ -123,8 +123,17 @@ def _content(raw: dict[str, Any], skip: Skip) -> tuple[str, dict[str, Any]]:
     return "\n\n".join(texts), {"tools": tools} if tools else {}
 
 
-def _kind(block: Any) -> Any:
-    return block.get("type") if isinstance(block, dict) else None
+def _kind(block: Any) -> str | None:
+    kind = block.get("type") if isinstance(block, dict) else None
+    return kind if isinstance(kind, str) else None
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
 
 
 def _files(raw: dict[str, Any]) -> dict[str, Any]:
@@ -132,14 +141,14 @@ def _files(raw: dict[str, Any]) -> dict[str, Any]:
     found: dict[str, Any] = {}
     attachments = [
         {k: a[k] for k in ATTACHMENT if k in a}
-        for a in raw.get("attachments") or []
+        for a in _list(raw.get("attachments"))
         if isinstance(a, dict)
     ]
     if attachments:
         found["attachments"] = attachments
     names = [
         f["file_name"]
-        for f in (raw.get("files") or []) + (raw.get("files_v2") or [])
+        for f in _list(raw.get("files")) + _list(raw.get("files_v2"))
         if isinstance(f, dict) and isinstance(f.get("file_name"), str)
     ]
     if names:

@@ -25,7 +25,14 @@ from typing import Any
 
 from zerda.errors import InvalidMessageError
 from zerda.formats.langchain import from_langchain
-from zerda.importers.base import Conversation, Found, Problem, stable_uuid
+from zerda.importers.base import (
+    UNREADABLE,
+    Conversation,
+    Found,
+    Problem,
+    stable_uuid,
+    unreadable,
+)
 from zerda.importers.localfiles import modified_at, read_each, read_json_list
 from zerda.messages import Message
 
@@ -44,9 +51,9 @@ def _read_file(path: Path) -> Iterator[Found]:
     for position, item in enumerate(items):
         try:
             message = _message(item, path.stem, position, written)
-        except InvalidMessageError as exc:
+        except (InvalidMessageError, *UNREADABLE) as exc:
             conversation.skip("malformed")
-            yield Problem(f"{path.name}: message {position + 1}", str(exc))
+            yield Problem(f"{path.name}: message {position + 1}", unreadable(exc))
             continue
         conversation.messages.append(message)
     yield conversation

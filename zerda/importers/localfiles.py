@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from zerda.importers.base import Found, ImportFailed, Problem
+from zerda.importers.base import UNREADABLE, Found, ImportFailed, Problem, unreadable
 
 _JSON_TYPES = {dict: "an object", str: "a string", int: "a number", float: "a number"}
 
@@ -18,15 +18,23 @@ def read_each(
     path: Path, read_file: Callable[[Path], Iterator[Found]], suffixes: tuple[str, ...] = ()
 ) -> Iterator[Found]:
     """What `read_file` finds in the file `path`, or in each file of the directory `path`,
-    where a file that is not of the format is a Problem, not the end of the run."""
+    where a file that is not of the format is a Problem, not the end of the run (nor is a
+    value of a shape the reader did not expect, in any file)."""
     if path.is_file():
-        yield from read_file(path)
+        yield from _guarded(read_file, path)
         return
     for file in files_in(path, suffixes):
         try:
-            yield from read_file(file)
+            yield from _guarded(read_file, file)
         except ImportFailed as exc:
             yield Problem(file.name, str(exc))
+
+
+def _guarded(read_file: Callable[[Path], Iterator[Found]], file: Path) -> Iterator[Found]:
+    try:
+        yield from read_file(file)
+    except UNREADABLE as exc:
+        yield Problem(file.name, unreadable(exc))
 
 
 def files_in(path: Path, suffixes: tuple[str, ...] = ()) -> Iterator[Path]:
@@ -60,6 +68,8 @@ def read_json_list(path: Path, what: str) -> list[Any]:
         value = json.loads(read_text(path), parse_constant=_no_constant)
     except ValueError as exc:
         raise ImportFailed(f"{path}: not {what}: invalid JSON ({exc})") from None
+    except RecursionError:
+        raise ImportFailed(f"{path}: not {what}: nested too deeply") from None
     if not isinstance(value, list):
         held = _JSON_TYPES.get(type(value), "null or a boolean")
         raise ImportFailed(f"{path}: not {what}: the JSON is {held}, not a list")

@@ -30,7 +30,14 @@ from typing import Any
 
 from zerda.errors import InvalidMessageError
 from zerda.formats.openai import from_openai
-from zerda.importers.base import Conversation, Found, Problem, stable_uuid
+from zerda.importers.base import (
+    UNREADABLE,
+    Conversation,
+    Found,
+    Problem,
+    stable_uuid,
+    unreadable,
+)
 from zerda.importers.localfiles import modified_at, read_each, read_json_list
 
 SOURCE = "sgpt"
@@ -50,9 +57,9 @@ def _read_file(path: Path) -> Iterator[Found]:
     for position, item in enumerate(items):
         try:
             message = from_openai(item)
-        except InvalidMessageError as exc:
+        except (InvalidMessageError, *UNREADABLE) as exc:
             conversation.skip("malformed")
-            yield Problem(f"{path.name}: message {position + 1}", str(exc))
+            yield Problem(f"{path.name}: message {position + 1}", unreadable(exc))
             continue
         link = _digest(previous + _digest(item))
         seen[link] = seen.get(link, 0) + 1
