@@ -24,7 +24,7 @@ from zerda_cli.chat.piped import reply_writer, run_piped, stdin_lines
 from zerda_cli.chat.repl import Chat
 from zerda_cli.chat.view import ChatView
 from zerda_cli.config import ChatConfig
-from zerda_cli.progress import ProgressLine
+from zerda_cli.render.progress import ProgressLine
 
 CONTEXT = [{"role": "user", "content": "Hello there"}]
 

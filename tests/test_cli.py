@@ -20,7 +20,7 @@ from zerda.memory import (
 from zerda.store.matching import Matcher
 from zerda.tokens import TokenCounter
 from zerda_cli.__main__ import main
-from zerda_cli.formats import match_parts
+from zerda_cli.render.formats import match_parts
 
 TURNS = [
     ("What is the capital of France?", "Paris."),

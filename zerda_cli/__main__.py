@@ -13,7 +13,7 @@ import sys
 import warnings
 from typing import Any, TextIO
 
-from zerda_cli.sanitize import one_line
+from zerda_cli.render.sanitize import one_line
 
 COMPLETE_VAR = "_ZERDA_COMPLETE"
 _shown: set[str] = set()

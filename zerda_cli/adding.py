@@ -11,7 +11,7 @@ from zerda.messages import Memory, Message
 from zerda.store.base import Store
 from zerda.tokens import PIECE, get_counter
 from zerda_cli.params import usage_error
-from zerda_cli.progress import ProgressLine
+from zerda_cli.render.progress import ProgressLine
 
 
 def check_texts(values: list[str], names: list[str]) -> None:

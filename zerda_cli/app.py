@@ -197,7 +197,7 @@ def stats(
     """Counts, characters, exact tokens, activity and file size of a session."""
     store = open_store(home, location, lenient=lenient)
     if models:
-        from zerda_cli.provenance import show_models
+        from zerda_cli.render.provenance import show_models
 
         show_models(store, session, as_json)
         return

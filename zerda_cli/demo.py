@@ -39,7 +39,7 @@ SEARCH = "recursion"
 def step(command: str, purpose: str) -> None:
     """Announce the next view: the command that shows it, and what it is."""
     if render.on_terminal():
-        from zerda_cli.richview import make_console
+        from zerda_cli.render.pieces import make_console
 
         console = make_console()
         console.print()

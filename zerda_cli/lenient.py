@@ -11,7 +11,7 @@ from typer._click.globals import get_current_context
 
 from zerda.errors import SkippedLineWarning
 from zerda_cli.render import note
-from zerda_cli.sanitize import one_line
+from zerda_cli.render.sanitize import one_line
 
 
 def count_skipped_lines() -> None:

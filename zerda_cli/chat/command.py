@@ -28,7 +28,7 @@ from zerda_cli.chat.options import (
     TimeoutOpt,
 )
 from zerda_cli.params import HomeOpt, StoreOpt, open_store
-from zerda_cli.sanitize import one_line
+from zerda_cli.render.sanitize import one_line
 
 if TYPE_CHECKING:
     from zerda.store.base import Store
@@ -199,7 +199,7 @@ def _run_terminal(
     from zerda_cli.chat.repl import Chat
     from zerda_cli.chat.view import ChatView
     from zerda_cli.paths import state_dir
-    from zerda_cli.richview import make_console
+    from zerda_cli.render.pieces import make_console
 
     history = None
     view = ChatView(make_console(), plain=config.plain)

@@ -17,7 +17,7 @@ from zerda_cli.chat.memory import bind_memory
 from zerda_cli.chat.slash import COMMANDS
 from zerda_cli.chat.terminal import sigint_deferred
 from zerda_cli.config import MemorySpec, parse_memory
-from zerda_cli.sanitize import one_line
+from zerda_cli.render.sanitize import one_line
 
 if TYPE_CHECKING:
     from zerda_cli.chat.repl import Chat

@@ -11,7 +11,7 @@ from zerda.messages import Message
 from zerda_cli.chat.backends import BackendError
 from zerda_cli.chat.repl import Answer, Chat, StoredTurn
 from zerda_cli.inputs import decode
-from zerda_cli.sanitize import neutralize, to_json
+from zerda_cli.render.sanitize import neutralize, to_json
 
 Emit = Callable[[int, StoredTurn], None]
 

@@ -28,7 +28,7 @@ from zerda_cli.chat.streaming import in_background
 from zerda_cli.chat.terminal import sigint_deferred, typing_hidden
 from zerda_cli.chat.view import ChatView
 from zerda_cli.config import ChatConfig, MemorySpec
-from zerda_cli.sanitize import one_line
+from zerda_cli.render.sanitize import one_line
 
 SYSTEM_KEY = "system"
 

@@ -1,6 +1,6 @@
 """What `zerda chat` shows: turns, the streamed reply, stats and contexts, all on Rich.
 
-Every stored or received text goes through `zerda_cli.sanitize` first, so a reply
+Every stored or received text goes through `zerda_cli.render.sanitize` first, so a reply
 holding escape sequences cannot drive the terminal.
 """
 
@@ -20,8 +20,8 @@ from rich.table import Table
 from rich.text import Text
 
 from zerda.store.stats import SessionStats
-from zerda_cli.richview import safe_text
-from zerda_cli.sanitize import neutralize, one_line
+from zerda_cli.render.pieces import safe_text
+from zerda_cli.render.sanitize import neutralize, one_line
 
 USER_LABEL = "you ›"  # noqa: RUF001
 ASSISTANT_LABEL = "assistant ›"  # noqa: RUF001

@@ -103,7 +103,7 @@ class _Progress:
         return read
 
     def _draw(self, text: str) -> None:
-        from zerda_cli.sanitize import one_line
+        from zerda_cli.render.sanitize import one_line
 
         self.drawn = time.monotonic()
         sys.stderr.write(f"\r\x1b[K{one_line(text)}")

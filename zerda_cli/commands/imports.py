@@ -26,7 +26,7 @@ import typer
 from zerda_cli import render
 from zerda_cli.inputs import InputError
 from zerda_cli.params import check_session, open_store, usage_error
-from zerda_cli.progress import AFTER
+from zerda_cli.render.progress import AFTER
 
 if TYPE_CHECKING:
     from zerda.importers import Report

@@ -12,7 +12,7 @@ from rich.panel import Panel
 from rich.text import Text
 
 from zerda.messages import Message
-from zerda_cli.sanitize import CONTROL, visible
+from zerda_cli.render.sanitize import CONTROL, visible
 
 ROLE_STYLES = {
     "user": "bold cyan",
@@ -84,7 +84,7 @@ def message_panel(role: str, content: str, details: list[str]) -> Panel:
 
 def stored_message_panel(message: Message) -> Panel:
     """A stored message with its local time and token count (a reply: and how it was made)."""
-    from zerda_cli.provenance import provenance_label
+    from zerda_cli.render.provenance import provenance_label
 
     tokens = "?" if message.token_count is None else f"{message.token_count:,}"
     details = [local_time(message.created_at), f"{tokens} tok"]
@@ -128,7 +128,7 @@ def print_stream(renderables: Iterable[RenderableType], *, page: bool) -> None:
         held.append(chunk)
         lines += chunk.count("\n")
         if lines >= console.height:
-            from zerda_cli.pager import page_chunks
+            from zerda_cli.render.pager import page_chunks
 
             page_chunks(itertools.chain(held, rendered))
             return

@@ -12,7 +12,7 @@ from zerda.clients.base import Provenance
 from zerda.messages import Message
 from zerda.store.base import Store
 from zerda.usage import ModelUsage
-from zerda_cli.sanitize import one_line
+from zerda_cli.render.sanitize import one_line
 
 
 def seconds(ms: int) -> str:
@@ -47,7 +47,7 @@ def provenance_label(message: Message) -> str | None:
 
 def model_table_lines(figures: list[ModelUsage]) -> Iterator[str]:
     """`zerda stats --models` for people: one row per backend and model."""
-    from zerda_cli.formats import table_lines  # formats labels replies with this module
+    from zerda_cli.render.formats import table_lines  # formats labels replies with this module
 
     header = ["BACKEND", "MODEL", "REPLIES", "TOKENS", "TRUNCATED", "SERVER_IN", "SERVER_OUT"]
     rows = [

@@ -1,4 +1,4 @@
-"""What each command shows on a terminal, built from the Rich pieces in `richview`."""
+"""What each command shows on a terminal, built from the Rich pieces in `pieces`."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from rich.text import Text
 from zerda.messages import Message, Session
 from zerda.store.overview import SessionOverview
 from zerda.store.stats import SessionStats
-from zerda_cli.formats import Totals, match_parts
-from zerda_cli.richview import (
+from zerda_cli.render.formats import Totals, match_parts
+from zerda_cli.render.pieces import (
     ROLE_STYLES,
     footer,
     heading,

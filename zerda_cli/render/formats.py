@@ -12,8 +12,8 @@ from typing import Any
 
 from zerda.formats.openai import to_openai
 from zerda.messages import Message, Session, Summary
-from zerda_cli.provenance import provenance_label
-from zerda_cli.sanitize import neutralize, one_line, to_json
+from zerda_cli.render.provenance import provenance_label
+from zerda_cli.render.sanitize import neutralize, one_line, to_json
 
 INDENT = "  "
 JSON_INDENT = "  "  # what `to_json` indents by

@@ -1,7 +1,9 @@
 """Output of the `zerda` commands: Rich on a terminal, plain text when piped, JSON on request.
 
-Rich is imported only when the output goes to a terminal; piped output is written
-by the plain writers in `formats`.
+Rich is imported only when the output goes to a terminal (`screens`, what each command
+shows there, built from `pieces`, with `pager` for long output); piped output is written
+by the plain writers in `formats`. `sanitize` keeps stored text from driving a
+terminal, `provenance` labels replies, `progress` draws a progress line on stderr.
 """
 
 from __future__ import annotations
@@ -14,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 from zerda.messages import Message, Session, Summary
 from zerda.store.overview import SessionOverview
 from zerda.store.stats import SessionStats
-from zerda_cli import formats
-from zerda_cli.sanitize import neutralize, one_line, to_json
+from zerda_cli.render import formats
+from zerda_cli.render.sanitize import neutralize, one_line, to_json
 
 if TYPE_CHECKING:  # the memory classes pull in asyncio; `zerda add` never needs them
     from zerda.memory.base import BaseMemory
@@ -68,9 +70,9 @@ def transcript(
 ) -> None:
     """`zerda show`: Rich on a terminal unless a format is asked for; streamed either way."""
     if fmt is None and on_terminal():
-        from zerda_cli import richrender
+        from zerda_cli.render import screens
 
-        richrender.transcript(session, summary.content if summary else None, messages, page=page)
+        screens.transcript(session, summary.content if summary else None, messages, page=page)
         return
     write_lines(document(fmt or "text", session, summary, messages))
 
@@ -80,9 +82,9 @@ def stats(stats: SessionStats, as_json: bool) -> None:
     if as_json:
         write_json(stats.to_dict())
     elif on_terminal():
-        from zerda_cli import richrender
+        from zerda_cli.render import screens
 
-        richrender.stats(stats)
+        screens.stats(stats)
     else:
         write_lines(formats.key_value_lines(list(stats.to_dict().items())))
 
@@ -93,9 +95,9 @@ def sessions(overviews: list[SessionOverview], as_json: bool) -> None:
     if as_json:
         write_json([o.to_dict() for o in overviews])
     elif on_terminal():
-        from zerda_cli import richrender
+        from zerda_cli.render import screens
 
-        richrender.sessions(overviews, [session_label(o) for o in overviews])
+        screens.sessions(overviews, [session_label(o) for o in overviews])
     else:
         header = ["SESSION", "MESSAGES", "TOKENS", "LAST_ACTIVITY", "TITLE"]
         rows = [
@@ -125,9 +127,9 @@ def memory_view(title: str, memory: BaseMemory, json_data: Any) -> None:
     if json_data is not None:
         write_json(json_data)
     elif on_terminal():
-        from zerda_cli import richrender
+        from zerda_cli.render import screens
 
-        richrender.memory_view(title, memory)
+        screens.memory_view(title, memory)
     else:
         history = str(memory.load_memory_variables({})[memory.memory_key])
         sys.stdout.write(neutralize(history) + ("\n" if history else ""))
@@ -141,9 +143,9 @@ def search(hits: Iterable[tuple[str, Message]], matcher: Matcher, label: str, as
     if as_json:
         write_lines(formats.json_array(search_record(sid, m, matcher) for sid, m in counted))
     elif on_terminal():
-        from zerda_cli import richrender
+        from zerda_cli.render import screens
 
-        richrender.search(counted, matcher, label)
+        screens.search(counted, matcher, label)
     else:
         write_lines(_search_lines(counted, matcher))
     if not counted.count and not as_json:
