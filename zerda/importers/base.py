@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import re
 import uuid as uuidlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -120,6 +120,20 @@ Reader = Iterator[Found]
 # What reading a value of an unexpected shape raises (nesting past the interpreter's
 # limit included): one item's problem, never the run's end.
 UNREADABLE = (TypeError, ValueError, KeyError, AttributeError, RecursionError)
+
+
+def once(found: Iterable[Found]) -> Iterator[Found]:
+    """`found`, where a conversation whose id came before (files of a split export that
+    overlap) is a Problem: the first is the one imported."""
+    seen: set[str] = set()
+    for item in found:
+        if isinstance(item, Conversation):
+            if item.source_id in seen:
+                where = f"{item.source} conversation {item.source_id!r}"
+                yield Problem(where, "its id comes twice in the export; the first was imported")
+                continue
+            seen.add(item.source_id)
+        yield item
 
 
 def guarded(read: Callable[[Any, str], Found], item: Any, where: str) -> Found:

@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from zerda.importers.base import Conversation, Found, Problem, guarded, stable_uuid
+from zerda.importers.base import Conversation, Found, Problem, guarded, once, stable_uuid
 from zerda.importers.chatgpt_content import message_text
 from zerda.importers.sources import json_items, streams
 from zerda.messages import Message, format_time
@@ -29,7 +29,11 @@ FILES = re.compile(r"conversations(-\d+)?\.json")
 
 
 def read(path: Path) -> Iterator[Found]:
-    """Every conversation of the export at `path`, one at a time."""
+    """Every conversation of the export at `path`, one at a time (each id once)."""
+    return once(_read(path))
+
+
+def _read(path: Path) -> Iterator[Found]:
     for name, stream in streams(path, lambda base: bool(FILES.fullmatch(base))):
         for number, item in enumerate(json_items(stream, name), 1):
             yield guarded(conversation, item, f"{name}: conversation {number}")

@@ -20,7 +20,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from zerda.importers.base import Conversation, Found, Problem, guarded, stable_uuid
+from zerda.importers.base import Conversation, Found, Problem, guarded, once, stable_uuid
 from zerda.importers.sources import json_items, streams
 from zerda.messages import Message, parse_time
 
@@ -34,7 +34,11 @@ TOOL_FIELDS = ("type", "id", "tool_use_id", "name", "input", "content", "is_erro
 
 
 def read(path: Path) -> Iterator[Found]:
-    """Every conversation of the export at `path`, one at a time."""
+    """Every conversation of the export at `path`, one at a time (each id once)."""
+    return once(_read(path))
+
+
+def _read(path: Path) -> Iterator[Found]:
     for name, stream in streams(path, lambda base: base == "conversations.json"):
         for number, item in enumerate(json_items(stream, name), 1):
             yield guarded(conversation, item, f"{name}: conversation {number}")

@@ -1,10 +1,13 @@
 """What importers read: a file, a directory's files or a zip export's members, as byte
 streams, and JSON arrays in them an element at a time.
 
-Zip members are read as streams, never extracted. An archive is refused whole when
-any member has an absolute or `..` path, is a symlink or is encrypted; a member is
-refused as it is read when it inflates past `MAX_RATIO` times its compressed size or
-past `MAX_BYTES` (bytes are counted as they come: headers may lie).
+Zip members are read as streams, never extracted, and only those at the archive's top
+(where an export's files are). An archive is refused whole when it holds more than
+`MAX_MEMBERS` members or any member has an absolute or `..` path, is a symlink or is
+encrypted; a member is refused as it is read when it inflates past `MAX_RATIO` times
+its compressed size or past `MAX_BYTES` (bytes are counted as they come: headers may
+lie). A damaged archive or member (bad CRC, corrupt data, a compression zipfile cannot
+read) is one ImportFailed line.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from __future__ import annotations
 import io
 import stat
 import zipfile
+import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path, PurePosixPath
 from typing import IO, Any
@@ -24,6 +28,10 @@ MAX_RATIO = 200  # inflated bytes per compressed byte a member may reach
 RATIO_FREE = 1 << 20  # the first MiB of a member is not held to the ratio
 MAX_BYTES = 16 << 30  # inflated bytes a member may reach
 MAX_DEPTH = 1000  # nesting of arrays and objects an item may reach
+MAX_MEMBERS = 100_000  # members an archive may hold
+# What reading a damaged archive raises: a bad header or CRC, corrupt compressed data,
+# a compression method zipfile cannot read.
+DAMAGED = (zipfile.BadZipFile, zlib.error, NotImplementedError, EOFError)
 BOM = b"\xef\xbb\xbf"
 ZIP_MAGIC = b"PK\x03\x04"
 Wanted = Callable[[str], bool]
@@ -52,17 +60,20 @@ def streams(path: Path, wanted: Wanted) -> Iterator[tuple[str, IO[bytes]]]:
 
 
 def _members(path: Path, wanted: Wanted) -> Iterator[tuple[str, IO[bytes]]]:
+    """The wanted members at the top of the archive (an export's files are there)."""
     try:
         with zipfile.ZipFile(path) as archive:
             infos = archive.infolist()
+            if len(infos) > MAX_MEMBERS:
+                raise UnsafeArchiveError(f"{path}: refused: more than {MAX_MEMBERS:,} members")
             for info in infos:
                 _check_member(path, info)
             for info in sorted(infos, key=lambda i: i.filename):
-                if not info.is_dir() and wanted(PurePosixPath(info.filename).name):
+                if "/" not in info.filename and wanted(info.filename):
                     with archive.open(info) as member:
                         yield f"{path}:{info.filename}", _capped(path, info, member)
-    except zipfile.BadZipFile as exc:
-        raise ImportFailed(f"{path}: not a readable zip archive ({exc})") from None
+    except DAMAGED as exc:
+        raise ImportFailed(f"{path}: not a readable zip archive ({_short(exc)})") from None
 
 
 def _check_member(path: Path, info: zipfile.ZipInfo) -> None:
@@ -99,7 +110,11 @@ class _Capped(io.RawIOBase):
         return True
 
     def readinto(self, buffer: Any) -> int:
-        data = self.member.read(len(buffer))
+        try:
+            data = self.member.read(len(buffer))
+        except DAMAGED as exc:
+            name = self.info.filename
+            raise ImportFailed(f"{self.path}: member {name!r} is damaged ({_short(exc)})") from None
         self.count += len(data)
         if self.count > self.limit:
             name = self.info.filename
