@@ -38,6 +38,7 @@ def test_a_session_file_is_one_conversation(sessions: Path) -> None:
         "source": "aichat",
         "source_id": "rust-help",
         "title": "rust-help",
+        "source_title": "rust-help",
         "model": "openai:gpt-4o-mini",
         "temperature": 0.2,
         "use_tools": "get_current_weather",

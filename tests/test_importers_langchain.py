@@ -79,6 +79,7 @@ def test_roles_times_and_ids(history_file: Path) -> None:
         "source": "langchain",
         "source_id": "support_chat",
         "title": "support_chat",
+        "source_title": "support_chat",
     }
     assert [m.role for m in history.messages] == [
         "system", "developer", "human", "human", "ai", "tool", "tool", "ai",

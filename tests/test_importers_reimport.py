@@ -119,3 +119,37 @@ def test_a_source_without_times_keeps_the_times_of_held_messages(
     assert (report.sessions, report.messages) == (1, 1)
     times = [m.created_at.timestamp() for m in store.iter_messages(session_id)]  # type: ignore[union-attr]
     assert times == [T, T, T + 3600]
+
+
+def test_a_title_changed_in_zerda_stays(store: SessionStore, tmp_path: Path) -> None:
+    import_conversations(store, read(CHATGPT, "chatgpt"))
+    store.update_session(FIRST, metadata={"title": "My own name"})
+    items: list[Any] = json.loads(CHATGPT.read_text())
+    items[0]["title"] = "Renamed in ChatGPT"
+    newer = tmp_path / "conversations.json"
+    newer.write_text(json.dumps(items))
+    import_conversations(store, read(newer, "chatgpt"))
+    assert store.get_session(FIRST).metadata["title"] == "My own name"
+    other = "chatgpt-6571a2b3-0000-4000-8000-000000000002"
+    items[1]["title"] = "Also renamed"
+    newer.write_text(json.dumps(items))
+    import_conversations(store, read(newer, "chatgpt"))
+    assert store.get_session(other).metadata["title"] == "Also renamed"  # not changed here
+
+
+def _first(tmp_path: Path, count: int) -> Path:
+    path = tmp_path / f"first-{count}.json"
+    path.write_text(json.dumps(json.loads(CHATGPT.read_text())[:count]))
+    return path
+
+
+def test_a_session_prefix_finds_the_session_it_named_before(
+    store: SessionStore, tmp_path: Path
+) -> None:
+    import_conversations(store, read(_first(tmp_path, 1), "chatgpt"), prefix="mine")
+    assert store.session_ids() == ["mine"]
+    report = import_conversations(store, read(_first(tmp_path, 2), "chatgpt"), prefix="mine")
+    assert store.session_ids() == ["mine", "mine-chatgpt-6571a2b3-0000-4000-8000-000000000002"]
+    assert (report.sessions, report.unchanged) == (1, 1)
+    import_conversations(store, read(_first(tmp_path, 1), "chatgpt"), prefix="mine")
+    assert len(store.session_ids()) == 2

@@ -36,7 +36,12 @@ def test_a_chat_file_is_one_conversation_of_its_openai_messages(cache: Path) -> 
     assert (chat.source_id, chat.title, chat.session_id) == ("python_tips",) * 2 + (
         "sgpt-python_tips",
     )
-    assert chat.metadata == {"source": "sgpt", "source_id": "python_tips", "title": "python_tips"}
+    assert chat.metadata == {
+        "source": "sgpt",
+        "source_id": "python_tips",
+        "title": "python_tips",
+        "source_title": "python_tips",
+    }
     assert [to_openai(m) for m in chat.messages] == original
     assert [m.role for m in chat.messages] == [
         "system", "user", "assistant", "function", "assistant", "user", "assistant",

@@ -53,7 +53,8 @@ class Conversation:
     """One conversation of a source, ready to be a session.
 
     `metadata` becomes the session's metadata; it holds at least `source` (the format),
-    `source_id` and, when the source has one, `title`. Messages carry their source
+    `source_id` and, when the source has one, `title` and `source_title` (the same: a
+    title changed in zerda is told by differing from it, and stays). Messages carry their source
     times and `stable_uuid`s; `skipped` counts what was left out, by reason.
     `off_path` holds the uuids of the conversation's messages that are not on its
     current path (edits and regenerations left behind): a session still holding
@@ -83,7 +84,7 @@ class Conversation:
         self.metadata = {
             "source": self.source,
             "source_id": self.source_id,
-            **({"title": self.title} if self.title else {}),
+            **({"title": self.title, "source_title": self.title} if self.title else {}),
             **self.metadata,
         }
 

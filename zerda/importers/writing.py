@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from zerda.errors import InvalidMessageError
 from zerda.importers.base import Conversation, Found, ImportFailed, Problem
-from zerda.importers.held import lined_up
+from zerda.importers.held import lined_up, metadata_for, session_id_of
 from zerda.messages import Message
 from zerda.paths import SESSION_ID
 from zerda.store.base import Store
@@ -80,7 +80,7 @@ def import_conversations(
     for item in items:
         problem = item if isinstance(item, Problem) else _checked(item)
         if problem is None and isinstance(item, Conversation):
-            session_id = _session_id(item, prefix, single)
+            session_id = session_id_of(store, item, prefix, single)
             problem = _bad_id(item, session_id)
             if problem is None:
                 _write(store, item, session_id, dry_run, report)
@@ -104,12 +104,6 @@ def _lookahead(found: Iterator[Found]) -> tuple[Iterator[Found], bool]:
         if conversations > 1:
             break
     return itertools.chain(ahead, found), conversations == 1
-
-
-def _session_id(conversation: Conversation, prefix: str | None, single: bool) -> str:
-    if prefix is None:
-        return conversation.session_id
-    return prefix if single else f"{prefix}-{conversation.session_id}"
 
 
 def _where(conversation: Conversation) -> str:
@@ -146,7 +140,9 @@ def _write(
     kept = {m.uuid: _kept(m) for m in held}
     new = [m for m in conversation.messages if kept.get(m.uuid) != _kept(m)]
     left = sum(1 for m in held if m.uuid in conversation.off_path)
-    changed = exists and _metadata_changed(store, session_id, conversation)
+    facts = store.get_session(session_id).metadata if exists else None
+    metadata = metadata_for(facts, conversation)
+    changed = facts is not None and any(facts.get(k) != v for k, v in metadata.items())
     if exists and not new and not left and not changed:
         report.unchanged += 1
         return
@@ -158,7 +154,7 @@ def _write(
     with new_session_undone_on_failure(store, session_id):
         if not exists or changed:
             created = conversation.created_at
-            store.create_session(session_id, None, conversation.metadata, created_at=created)
+            store.create_session(session_id, None, metadata, created_at=created)
         if left:
             store.replace_messages(session_id, _current_path(conversation, held))
             if conversation.summary is not None:
@@ -177,8 +173,3 @@ def _current_path(conversation: Conversation, held: list[Message]) -> list[Messa
 def _kept(m: Message) -> tuple[object, ...]:
     """What an import gives a message (the store adds its token count)."""
     return (m.role, m.role_type, m.content, m.metadata, m.created_at, m.extra)
-
-
-def _metadata_changed(store: Store, session_id: str, conversation: Conversation) -> bool:
-    held = store.get_session(session_id).metadata
-    return any(held.get(k) != v for k, v in conversation.metadata.items())
