@@ -252,3 +252,16 @@ def test_an_older_conversation_llm_went_on_with_is_one_session(tmp_path: Path) -
     assert [(m.role, m.content[:6]) for m in after.messages[8:]] == [
         ("user", "weiter"), ("assistant", '{\n  "p'),
     ]  # fmt: skip
+
+
+def test_a_wal_mode_database_is_read_without_files_beside_it(tmp_path: Path) -> None:
+    path = tmp_path / "logs.db"
+    db = legacy_db(path)
+    fill_legacy(db)
+    db.execute("PRAGMA journal_mode=wal")
+    db.conn.close()
+    assert path.read_bytes()[18] == 2
+    before = sorted(p.name for p in tmp_path.iterdir())
+    found = conversations(llm.read(path))
+    assert len(found) == 3
+    assert sorted(p.name for p in tmp_path.iterdir()) == before == ["logs.db"]

@@ -13,8 +13,10 @@ conversations, and a database upgraded from an older llm holds both:
   each made of parts (text, reasoning, tool calls and results, attachments); a turn is
   one model call, with its model, time and usage.
 
-The database is opened read-only and read a conversation at a time. A response llm
-also recorded as a turn is read once, as the turn (as `llm logs` does).
+The database is opened read-only and read a conversation at a time. A database in WAL
+mode (as llm leaves its logs.db) is opened immutable, so that reading it creates no
+`-wal` or `-shm` file beside it: llm must not be writing to it meanwhile. A response
+llm also recorded as a turn is read once, as the turn (as `llm logs` does).
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ from urllib.parse import quote
 
 from zerda.importers.base import Found, ImportFailed
 from zerda.importers.llm import responses, threads
+
+WAL_AT = 18  # offset of the database header's read version: 2 in WAL mode
 
 
 def read(path: Path) -> Iterator[Found]:
@@ -44,12 +48,21 @@ def read(path: Path) -> Iterator[Found]:
 def _open(path: Path) -> sqlite3.Connection:
     if not path.is_file():
         raise ImportFailed(f"{path}: no such file")
+    mode = "ro&immutable=1" if _in_wal_mode(path) else "ro"
     try:
-        db = sqlite3.connect(f"file:{quote(str(path.resolve()))}?mode=ro", uri=True)
+        db = sqlite3.connect(f"file:{quote(str(path.resolve()))}?mode={mode}", uri=True)
     except sqlite3.Error as exc:
         raise ImportFailed(f"{path}: cannot open it as an llm logs database: {exc}") from None
     db.row_factory = sqlite3.Row
     return db
+
+
+def _in_wal_mode(path: Path) -> bool:
+    """True when the database's header says WAL mode (its read and write versions, bytes
+    18 and 19, are 2)."""
+    with path.open("rb") as handle:
+        header = handle.read(WAL_AT + 1)
+    return len(header) > WAL_AT and header[WAL_AT] == 2
 
 
 def _tables(db: sqlite3.Connection, path: Path) -> frozenset[str]:
