@@ -7,7 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from zerda.importers import ImportFailed, Problem, UnsafeArchiveError, read, sources
+from zerda.importers import (
+    ImportFailed,
+    Problem,
+    UnsafeArchiveError,
+    detect,
+    detection,
+    read,
+    sources,
+)
 
 FIXTURE = Path(__file__).parent / "fixtures" / "importers" / "chatgpt" / "conversations.json"
 
@@ -72,3 +80,23 @@ def test_a_conversation_id_that_comes_twice_is_a_problem(tmp_path: Path) -> None
     assert len(found) - len(problems) == 4
     assert len(problems) == 4
     assert problems[0].reason == "its id comes twice in the export; the first was imported"
+
+
+@pytest.mark.parametrize("fmt", ["chatgpt", "claude"])
+def test_a_directory_or_zip_without_conversations_is_an_error(tmp_path: Path, fmt: str) -> None:
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(ImportFailed, match=r"holds no conversations\.json"):
+        list(read(tmp_path / "empty", fmt))
+    path = tmp_path / "other.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("chat.html", "<html></html>")
+    with pytest.raises(ImportFailed, match=r"holds no conversations\.json"):
+        list(read(path, fmt))
+
+
+def test_a_big_export_directory_is_told_by_its_conversations_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(detection, "LISTED", 0)  # as if it came after the entries looked at
+    (tmp_path / "conversations.json").write_bytes(FIXTURE.read_bytes())
+    assert detect(tmp_path) == "chatgpt"

@@ -89,20 +89,25 @@ def _first_keys(text: bytes) -> set[str]:
 
 def _export(path: Path) -> str:
     """ChatGPT or Claude, from the conversations file of a zip or directory."""
-    for name, stream in streams(path, lambda base: bool(EXPORT.fullmatch(base))):
+    files = streams(path, lambda base: bool(EXPORT.fullmatch(base)))
+    name, stream = next(files)  # streams raises ImportFailed when there is none
+    try:
         found = _json(stream.read(PEEK), bare=False)
-        if found in ("chatgpt", "claude"):
-            return found
-        raise ImportFailed(f"{name}: neither ChatGPT's nor Claude's conversations")
-    raise ImportFailed(f"{path}: holds no conversations.json")
+    finally:
+        files.close()
+    if found in ("chatgpt", "claude"):
+        return found
+    raise ImportFailed(f"{name}: neither ChatGPT's nor Claude's conversations")
 
 
 def _directory(path: Path) -> str:
-    names = [p.name for p in itertools.islice(path.iterdir(), LISTED)]
-    if any(EXPORT.fullmatch(name) for name in names):
+    """The format of what a directory holds: an export's conversations files and llm's
+    logs.db are looked for by name, other tools' files among its first LISTED entries."""
+    if any(EXPORT.fullmatch(p.name) for p in path.glob("conversations*.json")):
         return _export(path)
-    if "logs.db" in names:
+    if (path / "logs.db").is_file():
         return "llm"
+    names = [p.name for p in itertools.islice(path.iterdir(), LISTED)]
     if any(name.lower().endswith(YAML) for name in names):
         return "aichat"
     for name in sorted(n for n in names if "." not in n and (path / n).is_file()):

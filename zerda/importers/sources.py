@@ -16,7 +16,7 @@ import io
 import stat
 import zipfile
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from pathlib import Path, PurePosixPath
 from typing import IO, Any
 
@@ -45,18 +45,25 @@ def is_zip(path: Path) -> bool:
         return handle.read(4) == ZIP_MAGIC
 
 
-def streams(path: Path, wanted: Wanted) -> Iterator[tuple[str, IO[bytes]]]:
+def streams(path: Path, wanted: Wanted) -> Generator[tuple[str, IO[bytes]]]:
     """(name, byte stream) of each file of `path` whose base name is `wanted`: `path`
-    itself when it is a plain file, else a directory's files or a zip's members, sorted."""
-    if path.is_dir():
-        for child in sorted(p for p in path.iterdir() if p.is_file() and wanted(p.name)):
-            with child.open("rb") as handle:
-                yield str(child), handle
-    elif is_zip(path):
-        yield from _members(path, wanted)
-    else:
+    itself when it is a plain file, else a directory's files or a zip's members, sorted;
+    ImportFailed when a directory or zip holds none."""
+    if not path.is_dir() and not is_zip(path):
         with path.open("rb") as handle:
             yield str(path), handle
+        return
+    found = _files(path, wanted) if path.is_dir() else _members(path, wanted)
+    if (first := next(found, None)) is None:
+        raise ImportFailed(f"{path}: holds no conversations.json")
+    yield first
+    yield from found
+
+
+def _files(path: Path, wanted: Wanted) -> Iterator[tuple[str, IO[bytes]]]:
+    for child in sorted(p for p in path.iterdir() if p.is_file() and wanted(p.name)):
+        with child.open("rb") as handle:
+            yield str(child), handle
 
 
 def _members(path: Path, wanted: Wanted) -> Iterator[tuple[str, IO[bytes]]]:
