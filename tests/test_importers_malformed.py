@@ -117,3 +117,19 @@ def test_an_aichat_problem_names_its_list_and_place(tmp_path: Path) -> None:
     found, problems = _found(tmp_path / "s.yaml", "aichat")
     assert [p.where for p in problems] == ["s.yaml: messages item 2"]
     assert [m.content for m in found[0].messages] == ["old", "hi"]
+
+
+def test_a_chatgpt_conversation_without_current_node_ends_at_its_newest_leaf(
+    tmp_path: Path,
+) -> None:
+    items: Any = json.loads((FIXTURES / "chatgpt" / "conversations.json").read_text())
+    with_node = read(FIXTURES / "chatgpt" / "conversations.json", "chatgpt")
+    expected = [
+        m.content for m in next(i for i in with_node if isinstance(i, Conversation)).messages
+    ]
+    del items[0]["current_node"]
+    path = tmp_path / "conversations.json"
+    path.write_text(json.dumps(items[:1]))
+    found, problems = _found(path, "chatgpt")
+    assert problems == [] and [m.content for m in found[0].messages] == expected
+    assert len(expected) == 4

@@ -6,9 +6,10 @@ history and data?"), undocumented field by field; the shape read here is the one
 open-source export parsers read (e.g. mitkury/chatgpt-export-parser,
 docs/chatgpt-data-export-format.md). The file is a JSON array of conversations,
 streamed one at a time. A conversation's `mapping` is a tree of message nodes: the
-conversation as last shown is the path from `current_node` up through `parent`,
-reversed. Other nodes are edits and regenerations the user moved away from; they are
-not imported, and are counted as skipped "branch" messages.
+conversation as last shown is the path from `current_node` (when an export lacks it,
+the newest leaf) up through `parent`, reversed. Other nodes are edits and
+regenerations the user moved away from; they are not imported, and are counted as
+skipped "branch" messages.
 """
 
 from __future__ import annotations
@@ -47,7 +48,8 @@ def conversation(item: Any, where: str) -> Found:
     mapping = item.get("mapping") or {}
     if not isinstance(source_id, str) or not isinstance(mapping, dict):
         return Problem(where, "no conversation id or mapping")
-    path = current_path(mapping, item.get("current_node"))
+    current = item.get("current_node")
+    path = current_path(mapping, current if isinstance(current, str) else newest_leaf(mapping))
     if path is None:
         return Problem(f"{where} (id {source_id})", "current_node does not lead to the root")
     found = _conversation(item, source_id)
@@ -76,6 +78,19 @@ def current_path(mapping: dict[str, Any], current: Any) -> list[str] | None:
         seen.add(current)
         current = node.get("parent")
     return path
+
+
+def newest_leaf(mapping: dict[str, Any]) -> str | None:
+    """The node no other node names as its parent whose message is newest (the last of
+    equals): where a conversation exported without `current_node` ended."""
+    parents = {n.get("parent") for n in mapping.values() if isinstance(n, dict)}
+    leaves = [key for key in mapping if key not in parents]
+    return max(reversed(leaves), key=lambda key: _created(mapping[key]), default=None)
+
+
+def _created(node: Any) -> float:
+    created = _dict(_message_of(node)).get("create_time")
+    return float(created) if isinstance(created, int | float) else float("-inf")
 
 
 def _uuid(source_id: str, key: str, raw: dict[str, Any]) -> str:
