@@ -154,20 +154,38 @@ def _elements(events: Iterator[tuple[str, Any]], name: str) -> Iterator[Any]:
     `ijson.items`, whose path of each nesting level makes deep nesting cost memory
     quadratic in its depth."""
     next(events)  # the array's start
-    depth, builder = 0, ijson.ObjectBuilder()
     for event, value in events:
+        if event == "end_array":
+            return
+        yield _built(event, events, name) if event in OPENING else value
+
+
+def _built(opening: str, events: Iterator[tuple[str, Any]], name: str) -> Any:
+    """The object or array `opening` starts, from the events up to its end (a plain
+    loop: this is where a big export's time goes)."""
+    root: Any = {} if opening == "start_map" else []
+    stack, top, key = [root], root, None
+    for event, value in events:
+        if event == "map_key":
+            key = value
+            continue
+        if event in CLOSING:
+            stack.pop()
+            if not stack:
+                break
+            top = stack[-1]
+            continue
+        new = ({} if event == "start_map" else []) if event in OPENING else value
+        if type(top) is dict:
+            top[key] = new
+        else:
+            top.append(new)
         if event in OPENING:
-            depth += 1
-            if depth > MAX_DEPTH:
+            stack.append(new)
+            top = new
+            if len(stack) > MAX_DEPTH:
                 raise ImportFailed(f"{name}: nested deeper than {MAX_DEPTH} levels")
-        elif event in CLOSING:
-            depth -= 1
-            if depth < 0:
-                return  # the array's end
-        builder.event(event, value)
-        if depth == 0:
-            yield builder.value
-            builder = ijson.ObjectBuilder()
+    return root
 
 
 class _Raw(io.RawIOBase):
