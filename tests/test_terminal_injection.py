@@ -176,3 +176,12 @@ def test_a_message_time_at_the_end_of_the_calendar_is_shown(home: Path) -> None:
     status, output = on_pty(home, "show", "s", tz="America/New_York")
     assert status == 0, output
     assert b"1-01-01 00:00:00 \xe2\x86\x92 2025-01-05" in output  # first -> last
+
+
+def test_a_title_holding_escapes_is_printed_inert(home: Path) -> None:
+    # Imported titles come from other tools' exports.
+    write_session(home, "s", {"metadata": {"title": f"t{TITLE}\r{OSC52}{CSI8}\n2"}})
+    result = run(home, "title", "s")
+    assert result.returncode == 0, result.stderr
+    assert_inert(result.stdout + result.stderr)
+    assert result.stdout == b"t\\x1b]0;pwned\\x07\\x0d\\x1b]52;c;aGk=\\x07\\x9b2J 2\n"

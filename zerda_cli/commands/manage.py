@@ -10,6 +10,7 @@ from zerda.errors import InvalidArgumentError
 from zerda_cli import render
 from zerda_cli.inputs import argument
 from zerda_cli.params import HomeOpt, SessionArg, StoreOpt, check_session, open_store, usage_error
+from zerda_cli.render.sanitize import one_line
 
 NewSessionArg = Annotated[
     str,
@@ -81,7 +82,7 @@ def title(
     if text is None and not clear:
         found = store.get_session(session).metadata.get("title")
         if isinstance(found, str) and found:
-            typer.echo(found)
+            typer.echo(one_line(found))
         return
     value = None if clear or text == "-" else argument(text or "", "TITLE").strip()
     if value == "":
