@@ -19,9 +19,11 @@ from zerda import (
     ZerdaError,
     open_store,
 )
+from zerda.store.matching import Filters, Matcher
 from zerda.store.postgres.pool import redact
 from zerda.store.postgres.schema import LATEST, MIGRATIONS
-from zerda.store.postgres.store import LAST_N, SEARCH
+from zerda.store.postgres.searching import SearchQuery
+from zerda.store.postgres.store import LAST_N
 
 
 @pytest.fixture
@@ -149,7 +151,8 @@ def test_last_n_reads_and_search_use_the_indexes(pg: PostgresStore) -> None:
     with pg.server.connection() as conn:
         last = "\n".join(r[0] for r in conn.execute(f"EXPLAIN {LAST_N}", ("s1", 10)))
     assert "Index Scan Backward using zerda_messages_pkey" in last and "Sort" not in last
-    assert "zerda_messages_search" in plan(pg, SEARCH, "%answer 1%")
+    search = SearchQuery(Matcher("answer 1"), Filters(), None, None)
+    assert "zerda_messages_search" in plan(pg, search.statement(), *search.params)
     with pg.server.connection() as conn:
         stats = conn.execute(
             "EXPLAIN SELECT messages FROM zerda_sessions WHERE id = %s", ("s1",)
