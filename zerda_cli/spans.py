@@ -32,12 +32,30 @@ def parse_span(text: str) -> timedelta:
         raise InputError(f"bad duration {text!r}: too long") from None
 
 
+def parse_age(text: str) -> timedelta:
+    """A span of inactivity (`30d`), as parse_span but more than zero and not reaching
+    back before the year 1. InputError for anything else."""
+    span = parse_span(text)
+    if not span:
+        raise InputError(f"bad duration {text!r}: it must be more than zero")
+    back_from_now(span, text)
+    return span
+
+
+def back_from_now(span: timedelta, text: str, now: datetime | None = None) -> datetime:
+    """The time `span` (given as `text`) before now; InputError when that is before the year 1."""
+    try:
+        return (now or datetime.now(UTC)) - span
+    except OverflowError:
+        raise InputError(f"bad duration {text!r}: it reaches back before the year 1") from None
+
+
 def parse_moment(text: str, now: datetime | None = None) -> datetime:
     """An aware UTC time from `2026-11-30`, `2026-11-30T08:00`, `...Z`/`+02:00`, or a
     span back from now (`7d`). A date or time without an offset is UTC."""
     text = text.strip()
     if _SPAN.fullmatch(text):
-        return (now or datetime.now(UTC)) - parse_span(text)
+        return back_from_now(parse_span(text), text, now)
     try:
         moment = datetime.fromisoformat(text.replace("Z", "+00:00") if text.endswith("Z") else text)
     except ValueError:
@@ -46,8 +64,11 @@ def parse_moment(text: str, now: datetime | None = None) -> datetime:
             "or a span back from now (7d, 12h)"
         ) from None
     if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC)
+        return moment.replace(tzinfo=UTC)
+    try:
+        return moment.astimezone(UTC)
+    except OverflowError:
+        raise InputError(f"bad time {text!r}: in UTC it falls outside the years 1-9999") from None
 
 
 def moment_value(value: str | None) -> datetime | None:
@@ -60,12 +81,13 @@ def moment_value(value: str | None) -> datetime | None:
         raise ValueError(str(exc)) from None
 
 
-def span_value(value: str | None) -> timedelta | None:
-    """A duration option's value parsed (`30d`); ValueError (a usage error) for a bad one."""
+def age_value(value: str | None) -> timedelta | None:
+    """A span of inactivity option's value parsed (`30d`); ValueError (a usage error) for a
+    bad one."""
     if value is None:
         return None
     try:
-        return parse_span(value)
+        return parse_age(value)
     except InputError as exc:
         raise ValueError(str(exc)) from None
 

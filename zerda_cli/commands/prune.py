@@ -16,7 +16,7 @@ from zerda.store.overview import SessionOverview
 from zerda_cli import render
 from zerda_cli.inputs import InputError
 from zerda_cli.params import HomeOpt, StoreOpt, YesOpt, open_store, usage_error
-from zerda_cli.spans import parse_span, span_value
+from zerda_cli.spans import age_value, parse_age
 
 
 def prune(
@@ -25,7 +25,7 @@ def prune(
         typer.Option(
             "--older-than",
             metavar="SPAN",
-            parser=span_value,
+            parser=age_value,
             help="Sessions with no activity for SPAN (30d, 12h, 2w; default: the "
             "history retention setting of config.toml).",
             show_default=False,
@@ -74,7 +74,7 @@ def _retention(home: Path | None) -> timedelta:
             'say how old: --older-than 30d, or retention = "90d" under [history] in config.toml'
         )
     try:
-        return parse_span(value)
+        return parse_age(value)
     except InputError as exc:
         raise usage_error(f"retention under [history] in config.toml: {exc}") from None
 
