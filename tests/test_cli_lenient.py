@@ -85,3 +85,22 @@ def test_delete_of_a_damaged_session_counts_what_can_be_read(home: Path, damaged
     done = run(home, "delete", "s", "--yes")
     assert done.returncode == 0 and done.stderr == "deleted session s\n"
     assert not damaged.exists()
+
+
+@pytest.mark.parametrize(
+    "args", [["show", "s"], ["stats", "s"], ["search", "Paris"]], ids=lambda a: a[0]
+)
+def test_lenient_never_writes_not_even_counts(home: Path, args: list[str]) -> None:
+    # Messages stored without a count, a damaged line and a torn last line: the counts are
+    # made in memory, and the torn line is left for doctor --repair to save aside.
+    store = SessionStore(home, fsync=False, count_on_write=False)
+    store.append_turn("s", "Where is Rome?", "In Italy.")
+    store.append_turn("s", "And Paris?", "In France.")
+    path = home / "sessions" / "s.jsonl"
+    lines = path.read_bytes().split(b"\n")
+    lines.insert(2, b"garbage {{{")
+    path.write_bytes(b"\n".join(lines) + b'{"type":"message","role":"us')
+    before = {p.name: p.read_bytes() for p in path.parent.iterdir()}
+    done = run(home, *args, "--lenient")
+    assert done.returncode == 0, done.stderr
+    assert {p.name: p.read_bytes() for p in path.parent.iterdir()} == before

@@ -417,8 +417,11 @@ class SessionStore(Store):
         """Append the counts of the messages the tally says are pending (else of `fallback`).
 
         Decided under the lock, so readers racing to fill the same messages never
-        count them twice.
+        count them twice. A lenient store never writes on a read: the file may be
+        damaged, and what is damaged stays as it is for `repair` to save aside.
         """
+        if self.lenient:
+            return
         file = self._file(session_id)
         # A read-only store still answers; the counts are then recomputed next time.
         with suppress(OSError, StoreError), file.locked():
