@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import warnings
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -123,6 +124,32 @@ def test_patterns_match_as_python_does(
 ) -> None:
     assert found(history, pattern) == expected
     assert found(history, pattern, limit=1) == expected[:1]
+
+
+NEWEST_FIRST = [
+    "a:nothing here",
+    "b:rome again, roam",
+    "a:Rome is in Italy.",
+    "b:ROME is in Italy",
+    "a:Where is Rome?",
+    "b:Tell me of rome",
+    "a:Rome rules apply",
+]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["o++m", "Ital?+y", "(o)*+m", "[a-z--b]ome", "[a-z&&r]ome", "[r~~x]ome", "[r||x]ome"],
+)
+def test_patterns_the_server_reads_otherwise_match_as_python_does(
+    history: Store, text: str
+) -> None:
+    # Possessive quantifiers, and what Python may one day read as class set operations.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        pattern = re.compile(text)
+    expected = [hit for hit in NEWEST_FIRST if pattern.search(hit.split(":", 1)[1])]
+    assert found(history, pattern) == expected
 
 
 def test_dollar_matches_before_a_final_newline(store: Store) -> None:

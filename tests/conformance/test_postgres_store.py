@@ -3,6 +3,7 @@ its connections, and the failures a server brings (down, wrong password, no data
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -218,3 +219,14 @@ def test_more_threads_than_connections_all_get_their_turn(pg: PostgresStore) -> 
         thread.join()
     assert errors == []
     assert sum(pg.message_count(f"t{n}") for n in range(4)) == 24 * 20 * 2
+
+
+def test_a_pattern_the_server_refuses_is_matched_in_python(
+    pg: PostgresStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from zerda.store.postgres import searching
+
+    monkeypatch.setattr(searching, "_UNSHARED", re.compile("(?!)"))  # everything goes
+    pg.append_turn("s", "rome", "roome")
+    pattern = re.compile("ro++me")
+    assert [m.content for _, m in pg.search(pattern)] == ["roome", "rome"]

@@ -21,8 +21,9 @@ from zerda.store.postgres.schema import SEARCH_TEXT
 _SELECT = f"SELECT session_id, {rows.MESSAGE_COLUMNS} FROM zerda_messages"
 _ORDER = "ORDER BY created_at DESC, session_id, seq DESC"
 # Python and PostgreSQL read these differently (escapes, `$` before a final newline,
-# inline flags, bracket classes, braces that Python takes literally): left to Python.
-_UNSHARED = re.compile(r"[\\${]|\(\?|\[[:=.]")
+# inline flags, bracket classes, braces that Python takes literally, possessive
+# quantifiers, what Python may come to read as class set operations): left to Python.
+_UNSHARED = re.compile(r"[\\${]|\(\?|\[[:=.]|[*+?]\+|--|&&|~~|\|\|")
 _SHARED_FLAGS = re.IGNORECASE | re.UNICODE
 
 
@@ -30,10 +31,19 @@ class SearchQuery:
     """The statement and parameters of one search, and whether its LIMIT is exact."""
 
     def __init__(
-        self, matcher: Matcher, filters: Filters, session_id: str | None, limit: int | None
+        self,
+        matcher: Matcher,
+        filters: Filters,
+        session_id: str | None,
+        limit: int | None,
+        *,
+        server_pattern: bool = True,
     ) -> None:
         self.where: list[str] = []
         self.params: list[Any] = []
+        # The pattern the server matches, if any (else Python alone matches).
+        self.pattern: str | None = None
+        self.server_pattern = server_pattern
         self.exact = self._match(matcher)
         self._filter(filters, session_id)
         self.limit = limit if self.exact else None
@@ -55,7 +65,8 @@ class SearchQuery:
             self._add(f"{SEARCH_TEXT} LIKE %s", "%" + like_escaped(needle) + "%")
             return rows.NUL_STAND_IN not in needle
         pattern = matcher.pattern
-        if pattern is not None and _shared(pattern):
+        if pattern is not None and self.server_pattern and _shared(pattern):
+            self.pattern = pattern.pattern
             operator = "~*" if pattern.flags & re.IGNORECASE else "~"
             ascii_only = "octet_length(content) = char_length(content)"
             self._add(f"(content {operator} %s OR NOT {ascii_only})", pattern.pattern)

@@ -609,6 +609,10 @@ class PostgresStore(Store):
             validate_session_id(session_id)
         matcher = Matcher(query)
         sql = SearchQuery(matcher, Filters.of(roles, since, until), session_id, limit)
+        if sql.pattern is not None and not self._server_reads(sql.pattern):
+            sql = SearchQuery(
+                matcher, Filters.of(roles, since, until), session_id, limit, server_pattern=False
+            )
         found = self._streamed(sql.statement(), tuple(sql.params), session_id)
         hits = (
             (row[0], message)
@@ -616,6 +620,18 @@ class PostgresStore(Store):
             if matcher.found((message := rows.message_from_row(row[1:])).content)
         )
         return islice(hits, limit)
+
+    def _server_reads(self, pattern: str) -> bool:
+        """False when the server refuses `pattern` (a Python pattern it reads otherwise
+        than `searching` knows of): the search then matches in Python alone."""
+        from psycopg.errors import InvalidRegularExpression
+
+        with self._connection() as conn:
+            try:
+                conn.execute("SELECT '' ~ %s", (pattern,))
+            except InvalidRegularExpression:
+                return False
+        return True
 
     # -- checking --------------------------------------------------------------------
 
