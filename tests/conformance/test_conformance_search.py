@@ -58,6 +58,26 @@ def test_newest_first_across_sessions(history: Store) -> None:
     ]
 
 
+def test_newest_first_by_time_whatever_order_messages_were_added(store: Store) -> None:
+    # Imports and explicit times add messages out of time order: the rule is the time
+    # (created_at), newest first; equal times: sessions in id order, then the one added last.
+    put(store, "a", "user", "rome 1", 5)
+    put(store, "a", "user", "rome 2", 1)
+    put(store, "b", "user", "rome 3", 3)
+    put(store, "b", "user", "rome 4", 3)
+    put(store, "a", "user", "rome 5", 3)
+    put(store, "c", "user", "rome 6", 0)
+    put(store, "c", "user", "rome 7", 2)
+    expected = ["a:rome 1", "a:rome 5", "b:rome 4", "b:rome 3", "c:rome 7", "a:rome 2"]
+    expected.append("c:rome 6")
+    for query in ("rome", re.compile("ROME", re.I)):
+        assert found(store, query) == expected
+        for limit in range(1, 8):
+            assert found(store, query, limit=limit) == expected[:limit]
+        assert found(store, query, session_id="a") == [h for h in expected if h[0] == "a"]
+        assert found(store, query, session_id="a", limit=2) == ["a:rome 1", "a:rome 5"]
+
+
 def test_limit_keeps_the_newest(history: Store) -> None:
     assert found(history, "rome", limit=2) == ["b:rome again, roam", "a:Rome is in Italy."]
     assert found(history, "ROME", session_id="b", limit=1) == ["b:rome again, roam"]

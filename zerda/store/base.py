@@ -216,9 +216,9 @@ class Store(ABC):
         where in the content it matches. Only messages of one of `roles` (a role as
         given or a role type), created at or after `since` and before `until`
         (timezone-aware), in `session_id` if given (NotFoundError if it does not exist),
-        the newest `limit` (a positive integer) at most. Newest first: by the time each
-        message was added; within a session, the order they were added, last first; ties
-        between sessions in session id order.
+        the newest `limit` (a positive integer) at most. Newest first: by `created_at`,
+        whatever order the messages were added in (imports keep their times); equal
+        times in session id order, then within a session the one added last first.
         """
 
     # -- rewriting ---------------------------------------------------------------

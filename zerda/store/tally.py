@@ -24,7 +24,10 @@ class Tally:
     """Counts over the messages so far; `pending` are those stored without a token count.
 
     `system` counts system messages (None when unknown: a tally written before it
-    was kept), so readers know whether to look for them and when to stop. `at` is
+    was kept), so readers know whether to look for them and when to stop. `ordered`
+    is True while every message's time is at or after the one before it (so the file
+    read from its end is newest first), False once one is not (an import, an explicit
+    time), None when unknown (a tally written before it was kept). `at` is
     the byte offset where the line carrying the tally starts (None until a writer
     places it), so a reader can tell whether lines before it changed length.
     """
@@ -39,6 +42,7 @@ class Tally:
     after_user: bool = False
     system: int | None = 0
     at: int | None = None
+    ordered: bool | None = True
 
     def add(
         self, role_type: str, part: str | None, chars: int, tokens: int | None, stamp: str | None
@@ -61,6 +65,8 @@ class Tally:
             self.after_user = False
             self.chars += chars
         if stamp is not None:
+            if self.ordered and self.last is not None and _earlier(stamp, self.last):
+                self.ordered = False
             self.first = self.first or stamp
             self.last = stamp
 
@@ -91,11 +97,14 @@ class Tally:
             return None
         known = {f.name for f in fields(cls)}
         try:
-            tally = cls(**{"system": None, **{k: v for k, v in data.items() if k in known}})
+            unknown = {"system": None, "ordered": None}
+            tally = cls(**{**unknown, **{k: v for k, v in data.items() if k in known}})
         except TypeError:
             return None
         if tally.system is not None and (type(tally.system) is not int or tally.system < 0):
             tally.system = None
+        if type(tally.ordered) is not bool:
+            tally.ordered = None
         numbers = (tally.messages, tally.turns, tally.chars, tally.tokens, tally.pending)
         if not all(type(n) is int and n >= 0 for n in numbers):
             return None
@@ -115,6 +124,17 @@ class Tally:
             return not any(empty) and self.first is None and self.last is None
         bounded = self.turns + (self.system or 0) <= self.messages
         return bounded and self.pending <= self.messages and _times(self.first, self.last)
+
+
+def _earlier(stamp: str, than: str) -> bool:
+    """True when time `stamp` is before `than`, or either cannot be compared (ISO-8601;
+    as zerda writes them, they compare as text)."""
+    if len(stamp) == len(than) and stamp.endswith("Z") and than.endswith("Z"):
+        return stamp < than
+    try:
+        return parse_time(stamp) < parse_time(than)
+    except (ValueError, TypeError):
+        return True
 
 
 def _times(*stamps: object) -> bool:

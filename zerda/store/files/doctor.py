@@ -190,13 +190,14 @@ def _totals_problem(
     if carried is None:
         return "the running totals cannot be trusted (a line before them changed)"
     counted = tally_of(with_token_counts(RecordReader(file, lenient=False).forward(), lambda p: p))
-    if _facts(carried) != _facts(counted):
+    known_order = carried.ordered in (None, counted.ordered)
+    if _facts(carried) != _facts(counted) or not known_order:
         return "the running totals disagree with the messages"
     return None
 
 
 def _facts(tally: Tally) -> Tally:
-    return replace(tally, at=None, system=None)
+    return replace(tally, at=None, system=None, ordered=None)
 
 
 def _strays(directory: Path, session_id: str | None) -> Iterator[Finding]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import heapq
 import os
 import re
 import signal
@@ -48,6 +49,20 @@ def search_messages(reader: RecordReader, matcher: Matcher, filters: Filters) ->
     for message in newest_first(records):
         if filters.admits(message) and matcher.found(message.content):
             yield message
+
+
+def by_time(messages: Iterator[Message], limit: int | None) -> list[Message]:
+    """`messages` (a session's, last added first) newest first by time, equal times in
+    the order given; only the newest `limit` when given (held in a bounded heap)."""
+    keyed = ((_age(m), n, m) for n, m in enumerate(messages))
+    kept = heapq.nsmallest(limit, keyed) if limit else sorted(keyed)
+    return [m for _, _, m in kept]
+
+
+def _age(message: Message) -> float:
+    """A sort key, smallest for the newest; a message without a time comes last."""
+    at = message.created_at
+    return -at.timestamp() if at is not None else float("inf")
 
 
 def _scannable(needle: str) -> bool:

@@ -53,7 +53,7 @@ from zerda.store.files.records import (
     summary_record,
 )
 from zerda.store.files.rewrites import Merge, SessionMessages, last_ask, uuids_held
-from zerda.store.files.search import search_messages
+from zerda.store.files.search import by_time, search_messages
 from zerda.store.files.sessionfile import SessionFile
 from zerda.store.files.trusted import trusted_tally
 from zerda.store.matching import Filters, Matcher, Query, check_limit
@@ -577,42 +577,56 @@ class SessionStore(Store):
         """(session id, message) for each message `query` finds, newest first (see
         `Store.search`).
 
-        Each session is read from its end; sessions are merged by time and opened only
-        when their newest message could come next, so a limit stops the read early.
+        Each session whose times are in order (its totals say) is read from its end;
+        sessions are merged by time and opened only when their newest message could come
+        next, so a limit stops the read early. A session whose times are not in order is
+        read through and its hits sorted (the newest `limit` kept in a bounded heap).
         Over all sessions, one deleted since it was listed is passed over; a session
         asked for by name must exist.
         """
         check_limit(limit)
         matcher, filters = Matcher(query), Filters.of(roles, since, until)
         if session_id:
-            hits = self._search_in(session_id, matcher, filters)
+            hits = self._search_in(session_id, matcher, filters, limit)
         else:
             newest = ((sid, self._newest_time(sid)) for sid in self.session_ids())
-            hits = newest_hits(newest, lambda sid: self._search_listed(sid, matcher, filters))
+            hits = newest_hits(
+                newest, lambda sid: self._search_listed(sid, matcher, filters, limit)
+            )
         return islice(hits, limit)
 
     def _newest_time(self, session_id: str) -> float | None:
-        """When the session's last message was added (a timestamp), from its totals."""
+        """The time of the session's newest message (a timestamp), from its totals: that
+        of the last one added when the times are in order, else None (unknown)."""
         try:
             tally = self._last_tally(session_id)
         except (NotFoundError, StoreError):
             return None
-        return parse_time(tally.last).timestamp() if tally and tally.last else None
+        if tally is None or not tally.ordered or tally.last is None:
+            return None
+        return parse_time(tally.last).timestamp()
 
     def _search_listed(
-        self, session_id: str, matcher: Matcher, filters: Filters
+        self, session_id: str, matcher: Matcher, filters: Filters, limit: int | None
     ) -> Iterator[tuple[str, Message]]:
         """`_search_in`, ended quietly should the session be deleted since it was listed."""
         try:
-            yield from self._search_in(session_id, matcher, filters)
+            yield from self._search_in(session_id, matcher, filters, limit)
         except NotFoundError:
             return
 
     def _search_in(
-        self, session_id: str, matcher: Matcher, filters: Filters
+        self, session_id: str, matcher: Matcher, filters: Filters, limit: int | None
     ) -> Iterator[tuple[str, Message]]:
-        reader = self._reader(self._existing(session_id))
-        for message in search_messages(reader, matcher, filters):
+        """The session's hits newest first: read from the end of the file when its times
+        are in order (the common case, stopping early), else sorted (the newest `limit`)."""
+        tally = self._last_tally(session_id)
+        found: Iterable[Message] = search_messages(
+            self._reader(self._existing(session_id)), matcher, filters
+        )
+        if tally is None or not tally.ordered:
+            found = by_time(iter(found), limit)
+        for message in found:
             if message.token_count is None:
                 message = self._counted([message])[0]
             yield session_id, message
@@ -758,14 +772,15 @@ def _carried_tally(
 ) -> Tally | None:
     """The running totals a write carries on: the last record's, when they can be trusted.
 
-    Totals that cannot be (the file was edited by hand) are counted afresh from the file,
+    Totals that cannot be (the file was edited by hand), or that do not say whether the
+    times are in order (written before that was kept), are counted afresh from the file,
     once: this write then carries good ones. A file without totals stays so (appends stay
     O(1)) until a rewrite, and one with a damaged line gets none, so readers report it.
     """
     if TALLY not in last:
         return None
     tally = trusted_tally(last_line[:-1], size - len(last_line))
-    return tally if tally is not None else _recounted(file)
+    return tally if tally is not None and tally.ordered is not None else _recounted(file)
 
 
 def _recounted(file: SessionFile) -> Tally | None:
