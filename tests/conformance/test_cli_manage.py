@@ -32,6 +32,7 @@ def seed(store: Store) -> None:
                 [Message("user", f"q{n}", created_at=when), Message("ai", f"a{n}", created_at=when)]
             ),
         )
+    store.create_session("old", created_at=at(100))
     store.add_memory(
         "old",
         Memory(
@@ -261,6 +262,14 @@ def test_prune_deletes_with_yes(seeded: Store, location: str) -> None:
     assert seeded.session_ids() == ["trip"]
     again = zerda("prune", "--older-than", "30d", "--yes", "--store", location)
     assert again.returncode == 0 and "no session to prune" in again.stderr
+
+
+def test_prune_keeps_a_session_created_since_from_old_messages(
+    seeded: Store, location: str
+) -> None:
+    seeded.add_message("imported", Message("user", "q", created_at=at(700)))  # an import
+    ok("prune", "--older-than", "30d", "--yes", location=location)
+    assert seeded.session_ids() == ["imported", "trip"]
 
 
 def test_prune_uses_the_retention_setting(seeded: Store, home: Path, location: str) -> None:

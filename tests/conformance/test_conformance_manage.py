@@ -189,3 +189,34 @@ def test_overviews_come_most_recently_active_first(store: Store) -> None:
         when = datetime(2026, 1, day, tzinfo=UTC)
         store.add_memory(name, Memory([Message("user", name, created_at=when)]))
     assert [o.session_id for o in store.list_overviews()] == ["new", "mid", "old"]
+
+
+# -- deleting inactive sessions ----------------------------------------------------
+
+LONG_AGO = datetime(2024, 1, 1, tzinfo=UTC)
+CUTOFF = datetime(2025, 1, 1, tzinfo=UTC)
+
+
+def old_session(store: Store, session_id: str, created_at: datetime = LONG_AGO) -> None:
+    store.create_session(session_id, created_at=created_at)
+    store.add_message(session_id, Message("user", "old", created_at=LONG_AGO))
+
+
+def test_an_inactive_session_is_deleted(store: Store) -> None:
+    old_session(store, "s")
+    assert store.delete_session_if_inactive("s", CUTOFF) is True
+    assert not store.exists("s")
+    assert store.delete_session_if_inactive("s", CUTOFF) is False
+
+
+def test_a_session_written_to_since_is_kept(store: Store, other_store: Store) -> None:
+    old_session(store, "s")
+    other_store.append_turn("s", "new", "turn")  # after a prune listed it
+    assert store.delete_session_if_inactive("s", CUTOFF) is False
+    assert contents(store, "s") == ["old", "new", "turn"]
+
+
+def test_a_session_created_since_from_old_messages_is_kept(store: Store) -> None:
+    old_session(store, "s", created_at=datetime(2026, 1, 1, tzinfo=UTC))
+    assert store.delete_session_if_inactive("s", CUTOFF) is False
+    assert store.exists("s")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Collection, Iterator
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from zerda.messages import Memory, Message, Session, Summary
@@ -111,6 +111,25 @@ class Store(ABC):
             return False
         self.delete_session(session_id)
         return True
+
+    def delete_session_if_inactive(self, session_id: str, cutoff: datetime) -> bool:
+        """Remove the session if it exists and was last active before `cutoff` (its last
+        message's time and its creation both are; `overview.last_activity`); True when it
+        was removed. The stores make the check and the removal one step, so a writer that
+        adds a message meanwhile keeps its session."""
+        if not self.exists(session_id) or self._active_since(session_id, cutoff):
+            return False
+        self.delete_session(session_id)
+        return True
+
+    def _active_since(self, session_id: str, cutoff: datetime) -> bool:
+        """True when the session was active at or after `cutoff` (naive: local time), or
+        when that is unknown."""
+        from zerda.store.overview import last_activity
+
+        created = self.get_session(session_id).created_at
+        active = last_activity(self.session_stats(session_id), created)
+        return active is None or active >= cutoff.astimezone(UTC)
 
     @abstractmethod
     def rename_session(self, old: str, new: str) -> None:

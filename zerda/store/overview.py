@@ -13,7 +13,7 @@ from datetime import datetime
 from itertools import islice
 from typing import Any
 
-from zerda.messages import ASK, Message, format_time
+from zerda.messages import ASK, Message, format_time, parse_time
 from zerda.store.stats import SessionStats
 
 # How much of the first message that asks an overview keeps: more than any listing shows.
@@ -42,11 +42,24 @@ class SessionOverview:
         """The session's id."""
         return self.stats.session_id
 
+    @property
+    def activity(self) -> datetime | None:
+        """When the session was last active (see `last_activity`)."""
+        return last_activity(self.stats, self.created_at)
+
     def to_dict(self) -> dict[str, Any]:
         """The stats' JSON-ready dict with the title, creation time and opening words."""
         created = format_time(self.created_at) if self.created_at else None
         extra = {"title": self.title, "created_at": created, "opening": self.opening}
         return {**self.stats.to_dict(), **extra}
+
+
+def last_activity(stats: SessionStats, created_at: datetime | None) -> datetime | None:
+    """The later of the session's last message's time and its creation: what `prune`
+    measures inactivity by."""
+    stamp = stats.last_activity
+    times = [t for t in (parse_time(stamp) if stamp else None, created_at) if t is not None]
+    return max(times, default=None)
 
 
 def title_of(metadata: dict[str, Any]) -> str | None:

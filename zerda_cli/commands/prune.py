@@ -10,7 +10,6 @@ from typing import Annotated
 import typer
 
 from zerda.errors import NotFoundError
-from zerda.messages import parse_time
 from zerda.store.base import Store
 from zerda.store.overview import SessionOverview
 from zerda_cli import render
@@ -80,22 +79,18 @@ def _retention(home: Path | None) -> timedelta:
 
 
 def _inactive(overview: SessionOverview, cutoff: datetime) -> bool:
-    """True when the session's last activity (its creation, if it has none) is before `cutoff`."""
-    stamp = overview.stats.last_activity
-    last = parse_time(stamp) if stamp else overview.created_at
-    return last is not None and last < cutoff
+    """True when the session was last active (its last message or its creation, whichever
+    is later) before `cutoff`."""
+    active = overview.activity
+    return active is not None and active < cutoff
 
 
 def _delete_if_inactive(store: Store, session_id: str, cutoff: datetime) -> bool:
     """Delete the session unless it had activity since it was listed (or is gone)."""
     try:
-        stamp = store.session_stats(session_id).last_activity
-        if stamp and parse_time(stamp) >= cutoff:
-            return False
-        store.delete_session(session_id)
+        return store.delete_session_if_inactive(session_id, cutoff)
     except NotFoundError:
         return False
-    return True
 
 
 def _day(moment: datetime) -> str:

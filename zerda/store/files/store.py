@@ -279,6 +279,19 @@ class SessionStore(Store):
             file.remove()
         return True
 
+    def delete_session_if_inactive(self, session_id: str, cutoff: datetime) -> bool:
+        """Remove the session's file if it was last active before `cutoff` (see
+        `Store.delete_session_if_inactive`), checked under its lock (no writer slips a
+        message in between); True when it was removed."""
+        if not self.exists(session_id):
+            return False
+        file = self._existing(session_id)
+        with file.locked():
+            if not file.exists() or self._active_since(session_id, cutoff):
+                return False
+            file.remove()
+        return True
+
     def rename_session(self, old: str, new: str) -> None:
         """Rename the session's file (and side files) with one rename(2) under both
         sessions' locks: whatever its size, and damaged lines and all.

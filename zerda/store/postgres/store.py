@@ -121,6 +121,11 @@ DELETE_IF_EMPTY = """
       AND NOT EXISTS (SELECT 1 FROM zerda_summaries WHERE session_id = s.id)
     RETURNING s.id
 """
+# Last active: the later of the last message's time and the creation (NULLs ignored).
+DELETE_IF_INACTIVE = """
+    DELETE FROM zerda_sessions WHERE id = %s AND greatest(last_at, created_at) < %s
+    RETURNING id
+"""
 # The last N messages, newest first: a backward scan of the (session, position) key.
 LAST_N = f"{_SELECT_MESSAGES} ORDER BY seq DESC LIMIT %s"
 FORWARD = f"{_SELECT_MESSAGES} ORDER BY seq"
@@ -305,6 +310,15 @@ class PostgresStore(Store):
         validate_session_id(session_id)
         with self._connection() as conn:
             gone = _one(conn, DELETE_IF_EMPTY, (session_id,))
+        return gone is not None
+
+    def delete_session_if_inactive(self, session_id: str, cutoff: datetime) -> bool:
+        """Remove the session if it was last active before `cutoff` (see
+        `Store.delete_session_if_inactive`), in one statement: its row lock orders it with
+        any write. True when it was removed."""
+        validate_session_id(session_id)
+        with self._connection() as conn:
+            gone = _one(conn, DELETE_IF_INACTIVE, (session_id, rows.utc(cutoff, "cutoff")))
         return gone is not None
 
     def rename_session(self, old: str, new: str) -> None:
