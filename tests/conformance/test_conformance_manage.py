@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 
@@ -12,6 +13,7 @@ from zerda import (
     Memory,
     Message,
     NotFoundError,
+    Session,
     SessionExistsError,
     Summary,
 )
@@ -151,6 +153,49 @@ def test_fork_refuses_a_taken_id_and_an_unknown_source(store: Store) -> None:
         store.fork_session("src", "taken")
     with pytest.raises(NotFoundError):
         store.fork_session("missing", "new")
+    assert snapshot(store) == before
+
+
+def test_each_fork_gives_its_messages_uuids_of_their_own(store: Store) -> None:
+    add_turns(store, "src", 2)
+    store.fork_session("src", "f")
+    store.rename_session("f", "g")
+    store.fork_session("src", "f")
+    assert not {m.uuid for m in store.iter_messages("f")} & {
+        m.uuid for m in store.iter_messages("g")
+    }
+
+
+def test_a_session_created_meanwhile_under_the_new_id_is_left_alone(
+    store: Store, other_store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    add_turns(store, "src", 2)
+    create = store.create_session
+
+    def racing(session_id: str, *args: Any, **kwargs: Any) -> Session:
+        if not other_store.exists("f"):  # another process creates f first
+            other_store.create_session("f", metadata={"mine": True})
+            other_store.append_turn("f", "my question", "my answer")
+        return create(session_id, *args, **kwargs)
+
+    monkeypatch.setattr(store, "create_session", racing)
+    with pytest.raises(SessionExistsError):
+        store.fork_session("src", "f")
+    assert store.get_session("f").metadata == {"mine": True}
+    assert contents(store, "f") == ["my question", "my answer"]
+    assert sorted(store.session_ids()) == ["f", "src"]
+
+
+def test_a_fork_that_fails_leaves_nothing(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    add_turns(store, "src", 2)
+    before = snapshot(store)
+
+    def broken(*args: Any, **kwargs: Any) -> int:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(store, "import_messages", broken)
+    with pytest.raises(OSError):
+        store.fork_session("src", "f")
     assert snapshot(store) == before
 
 

@@ -4,9 +4,14 @@ against the store interface (see `Store.fork_session`).
 The copy is streamed (`import_messages` reads a `MessageSource` over the source
 session), so memory stays flat however long the session is. Messages keep their
 role, content, time, token count and extra fields; each gets a new uuid (a uuid
-names one message of the store), derived from the new session and its original, so
-every pass over the source gives the same ones, and the original is kept in the
-message's metadata under `forked_from`.
+names one message of the store), derived from the fork (one random salt per fork)
+and its original, so every pass over the source gives the same ones, and the
+original is kept in the message's metadata under `forked_from`.
+
+The copy is made under a session id of its own (`fork-<hex>`) and renamed to the new
+id in one step, which refuses an id taken meanwhile: a session someone else creates
+under it is never written to. A process killed before the rename leaves that
+`fork-<hex>` session behind.
 """
 
 from __future__ import annotations
@@ -43,15 +48,17 @@ def fork(store: Store, source: str, new: str, turns: int | None) -> Session:
         )
     if store.exists(new):
         raise SessionExistsError(new)
-    cut = held if turns is None else turns
-    messages = FirstTurns(store, source, new, cut)
+    cut, salt = (held if turns is None else turns), uuidlib.uuid4().hex
+    messages = FirstTurns(store, source, salt, cut)
     origin = {"session": source, "turn": cut, "message": messages.last_uuid()}
-    metadata = {**facts.metadata, FORKED_FROM: origin}
-    store.create_session(new, facts.user_id, metadata)
+    draft = f"fork-{salt}"
+    store.create_session(draft, facts.user_id, {**facts.metadata, FORKED_FROM: origin})
     try:
-        store.import_messages(new, messages, _summary_within(store.get_summary(source), cut, held))
+        summary = _summary_within(store.get_summary(source), cut, held)
+        store.import_messages(draft, messages, summary)
+        store.rename_session(draft, new)
     except BaseException:
-        store.delete_session(new)
+        store.delete_session(draft)  # ours alone: its id is random
         raise
     return store.get_session(new)
 
@@ -68,7 +75,7 @@ def _summary_within(summary: Summary | None, turns: int, held: int) -> Summary |
 
 class FirstTurns(StoreSource):
     """The messages of a session's first `turns` turns (and what sits between them),
-    renamed for session `new`: a `MessageSource`.
+    with uuids of their own for the fork `salt` names: a `MessageSource`.
 
     A turn opens with a message that asks, or with an answer no question opened (as
     the running totals count turns); the copy stops before the one opening turn
@@ -77,9 +84,9 @@ class FirstTurns(StoreSource):
 
     holds_uuids = True
 
-    def __init__(self, store: Store, session_id: str, new: str, turns: int) -> None:
+    def __init__(self, store: Store, session_id: str, salt: str, turns: int) -> None:
         super().__init__(store, session_id)
-        self.new = new
+        self.salt = salt
         self.turns = turns
 
     def __iter__(self) -> Iterator[tuple[int, Message]]:
@@ -116,5 +123,5 @@ class FirstTurns(StoreSource):
     def _renamed(self, message: Message) -> Message:
         original = message.uuid or ""
         metadata: dict[str, Any] = {**message.metadata, FORKED_FROM: original}
-        uuid = str(uuidlib.uuid5(_NAMESPACE, f"{self.new}/{original}"))
+        uuid = str(uuidlib.uuid5(_NAMESPACE, f"{self.salt}/{original}"))
         return replace(message, uuid=uuid, metadata=metadata)
