@@ -205,6 +205,9 @@ def test_offsets_of_folded_characters() -> None:
     assert Matcher("\u212a").spans("ok K") == [(1, 2), (3, 4)]
     assert Matcher("").spans("any") == []
     assert Matcher(re.compile("a*")).spans("baa") == [(1, 3)]
+    # Two matches inside one character's fold are one span, never two alike or overlapping.
+    assert Matcher("s").spans("straße") == [(0, 1), (4, 5)]
+    assert Matcher("sss").spans("ßßß") == [(0, 3)]
 
 
 def test_a_named_session_must_exist(history: Store) -> None:

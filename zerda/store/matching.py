@@ -43,7 +43,8 @@ class Matcher:
 
 def _folded_spans(content: str, needle: str) -> list[Span]:
     """Where `needle` (casefolded) occurs in `content` casefolded, as offsets in `content`:
-    a match that starts or ends inside a character's fold (`ß` is `ss`) takes in all of it."""
+    a match that starts or ends inside a character's fold (`ß` is `ss`) takes in all of it,
+    and matches that then share a character are one span."""
     if not needle:
         return []
     owners: list[int] = []  # the index in `content` of each character of the fold
@@ -54,7 +55,11 @@ def _folded_spans(content: str, needle: str) -> list[Span]:
     at = folded.find(needle)
     while at >= 0:
         end = at + len(needle)
-        spans.append((owners[at], owners[end - 1] + 1))
+        start, stop = owners[at], owners[end - 1] + 1
+        if spans and start < spans[-1][1]:
+            spans[-1] = (spans[-1][0], max(stop, spans[-1][1]))
+        else:
+            spans.append((start, stop))
         at = folded.find(needle, end)
     return spans
 
