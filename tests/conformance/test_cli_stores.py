@@ -178,7 +178,7 @@ def test_copy_reports_a_session_it_cannot_copy_and_goes_on(
     assert done.returncode == 1
     assert "error: session bad: cannot store this message's metadata" in done.stderr
     assert "copied 1 session (2 messages)" in done.stderr
-    assert pg.session_ids() == ["bad", "good"] and pg.message_count("bad") == 0
+    assert pg.session_ids() == ["good"]  # the session it could not fill is not left empty
 
 
 def test_copy_refuses_the_same_store_twice(home: Path) -> None:
