@@ -37,12 +37,6 @@ def _fail(message: str) -> None:
     sys.stderr.write(f"error: {one_line(message)}\n")
 
 
-def _os_message(exc: OSError) -> str:
-    if exc.filename is not None:
-        return f"{exc.strerror or exc}: {exc.filename}"
-    return str(exc.strerror or exc)
-
-
 class ClosedPipe(Exception):
     """Whoever read stdout stopped (`zerda show s | head -1`): nothing went wrong."""
 
@@ -88,6 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     from typer.exceptions import Abort, TyperException
 
     from zerda.errors import ZerdaError
+    from zerda_cli.inputs import ExitStatusError, os_message
 
     warnings.showwarning = _show_warning
     _shown.clear()
@@ -115,9 +110,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     except ZerdaError as exc:
         _fail(str(exc))
-        return 1
+        return exc.exit_code if isinstance(exc, ExitStatusError) else 1
     except OSError as exc:
-        _fail(_os_message(exc))
+        _fail(os_message(exc))
         return 1
     except Exception as exc:
         if os.environ.get("ZERDA_DEBUG"):

@@ -15,6 +15,22 @@ class InputError(ZerdaError):
     """Input the command cannot use (not UTF-8, empty, unreadable); nothing was written."""
 
 
+def os_message(exc: OSError) -> str:
+    """An OSError for people: what went wrong, and the file it happened to."""
+    if exc.filename is not None:
+        return f"{exc.strerror or exc}: {exc.filename}"
+    return str(exc.strerror or exc)
+
+
+class ExitStatusError(ZerdaError):
+    """An error a command reports with an exit status of its own (`zerda search`, like
+    grep, keeps 1 for "nothing matched" and gives 2 for trouble)."""
+
+    def __init__(self, message: str, exit_code: int) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
 def decode(data: bytes, source: str) -> str:
     """`data` as strict UTF-8 (a BOM is dropped); InputError naming the first bad byte."""
     try:

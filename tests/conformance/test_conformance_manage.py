@@ -217,8 +217,10 @@ def test_overviews_give_title_opening_words_and_totals(store: Store) -> None:
     store.add_memory("plain", Memory([Message("system", "Be brief.")]))
     store.append_turn("plain", "x" * 500, "ok")
     store.create_session("empty", metadata={"title": 7})
+    store.create_session("blank", metadata={"title": ""})
     found = {o.session_id: o for o in store.list_overviews()}
-    assert set(found) == {"titled", "plain", "empty"}
+    assert set(found) == {"titled", "plain", "empty", "blank"}
+    assert found["blank"].title is None  # an empty title is none, on every store
     assert found["titled"].title == "Trip to Lisbon"
     assert found["titled"].opening == "Where in May?"
     assert found["plain"].title is None and found["plain"].opening == "x" * OPENING_CHARS

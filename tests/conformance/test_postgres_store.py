@@ -230,3 +230,18 @@ def test_a_pattern_the_server_refuses_is_matched_in_python(
     pg.append_turn("s", "rome", "roome")
     pattern = re.compile("ro++me")
     assert [m.content for _, m in pg.search(pattern)] == ["roome", "rome"]
+
+
+def test_a_check_reads_without_waiting_for_a_writer(pg: PostgresStore) -> None:
+    import threading
+
+    pg.append_turn("s", "q", "a")
+    done: list[object] = []
+    with pg.server.connection() as writer, writer.transaction():
+        # A writer in the middle of a turn holds the session's row.
+        writer.execute("SELECT 1 FROM zerda_sessions WHERE id = 's' FOR UPDATE")
+        checking = threading.Thread(target=lambda: done.append(pg.check("s")))
+        checking.start()
+        checking.join(20)
+        assert done == [[]]  # read in its own snapshot, without waiting for the writer
+    checking.join()

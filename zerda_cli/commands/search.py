@@ -7,8 +7,10 @@ from typing import Annotated
 
 import typer
 
+from zerda.errors import ZerdaError
 from zerda.store.matching import Matcher
 from zerda_cli import render
+from zerda_cli.inputs import ExitStatusError, os_message
 from zerda_cli.params import (
     HomeOpt,
     JsonOpt,
@@ -55,19 +57,27 @@ def search(
 ) -> None:
     """Messages containing QUERY (any case), newest first, with session, time and role.
 
-    Exit status 0 when a message matches, 1 when none does (as grep), 2 for a usage error.
+    Exit status 0 when a message matches, 1 when none does, 2 for a usage error or any
+    other trouble (a missing session, a damaged file, a server down), as grep's.
     --json gives each match's session, message uuid, time, role and content, and the
     character offsets [start, end) of each match in the content.
     """
     if not query:
         raise usage_error("the query is empty")
     wanted = compiled(query) if regex else query
-    store = open_store(home, location, lenient=lenient)
-    hits = store.search(
-        wanted, session, roles=role_names(role or []), since=since, until=until, limit=limit
-    )
     label = f"/{query}/" if regex else repr(query)
-    if not render.search(hits, Matcher(wanted), label, as_json):
+    try:
+        store = open_store(home, location, lenient=lenient)
+        hits = store.search(
+            wanted, session, roles=role_names(role or []), since=since, until=until, limit=limit
+        )
+        found = render.search(hits, Matcher(wanted), label, as_json)
+    except BrokenPipeError:
+        raise  # whoever read the matches stopped: no trouble of the search's
+    except (ZerdaError, OSError) as exc:
+        message = str(exc) if isinstance(exc, ZerdaError) else os_message(exc)
+        raise ExitStatusError(message, 2) from exc
+    if not found:
         raise typer.Exit(1)
 
 

@@ -22,11 +22,11 @@ from typing import TYPE_CHECKING
 from zerda.errors import NotFoundError, ZerdaWarning
 from zerda.paths import SESSION_ID, SUFFIX, validate_session_id
 from zerda.store.checks import Finding, Repair
-from zerda.store.files.reader import RecordReader, with_token_counts
-from zerda.store.files.records import MESSAGE, loads, message_from
+from zerda.store.files.reader import RecordReader
+from zerda.store.files.records import MESSAGE, TOKENS, loads, message_from
 from zerda.store.files.sessionfile import FILE_MODE, SessionFile, _parse_note
 from zerda.store.files.trusted import trusted_tally
-from zerda.store.stats import tally_of
+from zerda.store.stats import tally_time
 from zerda.store.tally import TALLY, Tally, sealed
 
 if TYPE_CHECKING:
@@ -189,11 +189,32 @@ def _totals_problem(
     carried = trusted_tally(line, at)
     if carried is None:
         return "the running totals cannot be trusted (a line before them changed)"
-    counted = tally_of(with_token_counts(RecordReader(file, lenient=False).forward(), lambda p: p))
+    counted = _counted(file)
     known_order = carried.ordered in (None, counted.ordered)
     if _facts(carried) != _facts(counted) or not known_order:
         return "the running totals disagree with the messages"
     return None
+
+
+def _counted(file: SessionFile) -> Tally:
+    """The running totals of the file's messages, counted as they stream by: a count a
+    later tokens record gives is added when it comes. Of a message waiting for one only
+    its uuid's hash is kept (a few dozen bytes, not the message)."""
+    tally = Tally()
+    waiting: set[int] = set()
+    for record, message in RecordReader(file, lenient=False).forward():
+        if message is not None:
+            stamp = tally_time(message.created_at) if message.created_at is not None else None
+            tally.add(message.kind, message.part, len(message.content), message.token_count, stamp)
+            if message.token_count is None and message.uuid:
+                waiting.add(hash(message.uuid))
+        elif record["type"] == TOKENS and waiting:
+            for uuid, count in (record.get("counts") or {}).items():
+                if hash(uuid) in waiting and isinstance(count, int):
+                    waiting.discard(hash(uuid))
+                    tally.tokens += count
+                    tally.pending -= 1
+    return tally
 
 
 def _facts(tally: Tally) -> Tally:

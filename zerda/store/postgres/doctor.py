@@ -1,5 +1,6 @@
 """Checking a PostgreSQL store and repairing it: the schema version, and each session's
-running totals against its counted rows (recounted in one transaction by a repair)."""
+running totals against its counted rows (read only, in one snapshot; recounted in one
+transaction by a repair)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from zerda.errors import NotFoundError
 from zerda.paths import validate_session_id
 from zerda.store.checks import Finding, Repair
 from zerda.store.postgres.schema import LATEST, current_version
-from zerda.store.postgres.totals import RECOUNT, TOTALS
+from zerda.store.postgres.totals import COUNTED, RECOUNT, TOTALS
 
 if TYPE_CHECKING:
     from psycopg import Connection
@@ -21,8 +22,19 @@ if TYPE_CHECKING:
 
 def check(store: PostgresStore, session_id: str | None = None) -> list[Finding]:
     """The schema's version when it is not this zerda's, else each session whose totals
-    disagree with its rows (counted in a transaction that is rolled back)."""
-    return _run(store, session_id, keep=False)
+    disagree with its rows: both read in one read-only snapshot, so writers go on
+    meanwhile and a turn they commit cannot make a disagreement appear."""
+    with store.server.connection() as conn:
+        version = current_version(conn)
+        if version != LATEST:
+            return [_schema_finding(store, version)]
+        with conn.transaction():
+            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+            return [
+                _finding(store.where, sid, changed)
+                for sid in _ids(conn, session_id)
+                if (changed := _differences(_stored(conn, sid), _counted(conn, sid)))
+            ]
 
 
 def repair(store: PostgresStore, session_id: str | None = None) -> Repair:
@@ -31,23 +43,16 @@ def repair(store: PostgresStore, session_id: str | None = None) -> Repair:
     before = check(store, session_id)
     if any(f.kind == "schema" for f in before):
         store.init()
-    _run(store, session_id, keep=True)
+    _recount(store, session_id)
     after = check(store, session_id)
     return Repair([f for f in before if f not in after], [], after)
 
 
-def _run(store: PostgresStore, session_id: str | None, *, keep: bool) -> list[Finding]:
-    from psycopg import Rollback
-
-    with store.server.connection() as conn:
-        version = current_version(conn)
-        if version != LATEST:
-            return [_schema_finding(store, version)]
-        with conn.transaction():
-            found = _recounted(conn, store.where, session_id)
-            if not keep:
-                raise Rollback
-    return found
+def _recount(store: PostgresStore, session_id: str | None) -> None:
+    """Count every session's totals (or `session_id`'s) afresh, in one transaction."""
+    with store.server.connection() as conn, conn.transaction():
+        for sid in _ids(conn, session_id):
+            conn.execute(RECOUNT, {"id": sid})
 
 
 def _schema_finding(store: PostgresStore, version: int) -> Finding:
@@ -55,18 +60,9 @@ def _schema_finding(store: PostgresStore, version: int) -> Finding:
     return Finding(store.where, "schema", problem, repairable=version < LATEST)
 
 
-def _recounted(conn: Conn, where: str, session_id: str | None) -> list[Finding]:
-    """Recount the sessions' totals; a finding for each whose stored totals differed."""
-    ids = _ids(conn, session_id)
-    before = {sid: _totals(conn, sid) for sid in ids}
-    found = []
-    for sid in ids:
-        conn.execute(RECOUNT, {"id": sid})
-        changed = _differences(before[sid], _totals(conn, sid))
-        if changed:
-            problem = f"running totals disagree with its messages ({changed})"
-            found.append(Finding(f"session {sid} at {where}", "totals", problem, None, sid))
-    return found
+def _finding(where: str, sid: str, changed: str) -> Finding:
+    problem = f"running totals disagree with its messages ({changed})"
+    return Finding(f"session {sid} at {where}", "totals", problem, None, sid)
 
 
 def _ids(conn: Conn, session_id: str | None) -> list[str]:
@@ -78,10 +74,14 @@ def _ids(conn: Conn, session_id: str | None) -> list[str]:
     raise NotFoundError(session_id)
 
 
-def _totals(conn: Conn, sid: str) -> tuple[Any, ...]:
-    row = conn.execute(
-        f"SELECT {TOTALS} FROM zerda_sessions WHERE id = %s FOR UPDATE", (sid,)
-    ).fetchone()
+def _stored(conn: Conn, sid: str) -> tuple[Any, ...]:
+    row = conn.execute(f"SELECT {TOTALS} FROM zerda_sessions WHERE id = %s", (sid,)).fetchone()
+    assert row is not None
+    return tuple(row)
+
+
+def _counted(conn: Conn, sid: str) -> tuple[Any, ...]:
+    row = conn.execute(COUNTED, {"id": sid}).fetchone()
     assert row is not None
     return tuple(row)
 

@@ -47,13 +47,13 @@ def rename(conn: Conn, old: str, new: str) -> None:
             conn.execute(statement, {"old": old, "new": new})
 
 
-# Each session's row with its title (a string only) and the start of its first message
-# that asks among its first OPENING_MESSAGES (as the file store looks), found by walking
-# the (session, position) key from the start.
+# Each session's row with its title (a non-empty string only, as `title_of` takes it)
+# and the start of its first message that asks among its first OPENING_MESSAGES (as the
+# file store looks), found by walking the (session, position) key from the start.
 OVERVIEWS = f"""
     SELECT s.id,
         CASE WHEN json_typeof(s.metadata -> 'title') = 'string'
-             THEN s.metadata ->> 'title' END,
+             THEN nullif(s.metadata ->> 'title', '') END,
         s.created_at,
         (SELECT left(m.content, {OPENING_CHARS})
          FROM (SELECT seq, part, content FROM zerda_messages WHERE session_id = s.id

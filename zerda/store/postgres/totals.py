@@ -9,19 +9,7 @@ from zerda.messages import ANSWER, ASK
 TOTALS = "messages, turns, chars, tokens, system, after_user, first_at, last_at"
 # The running totals of a session counted from its messages: ASK opens a turn, and an
 # ANSWER opens one too unless it closes the one an ASK opened (as `Tally.add` counts).
-RECOUNT = f"""
-    UPDATE zerda_sessions AS s SET
-        messages = t.messages, turns = t.turns, chars = t.chars, tokens = t.tokens,
-        system = t.system,
-        after_user = coalesce((
-            SELECT part = '{ASK}' FROM zerda_messages
-            WHERE session_id = %(id)s AND part IN ('{ASK}', '{ANSWER}')
-            ORDER BY seq DESC LIMIT 1), false),
-        first_at = (SELECT created_at FROM zerda_messages WHERE session_id = %(id)s
-                    ORDER BY seq LIMIT 1),
-        last_at = (SELECT created_at FROM zerda_messages WHERE session_id = %(id)s
-                   ORDER BY seq DESC LIMIT 1)
-    FROM (
+_COUNTS = f"""(
         SELECT count(*) AS messages,
             count(*) FILTER (WHERE part = '{ASK}')
                 + count(*) FILTER (WHERE part = '{ANSWER}'
@@ -36,6 +24,26 @@ RECOUNT = f"""
                     AS previous
             FROM zerda_messages WHERE session_id = %(id)s
         ) AS m
-    ) AS t
+    ) AS t"""
+_AFTER_USER = f"""coalesce((
+            SELECT part = '{ASK}' FROM zerda_messages
+            WHERE session_id = %(id)s AND part IN ('{ASK}', '{ANSWER}')
+            ORDER BY seq DESC LIMIT 1), false)"""
+_FIRST_AT = "(SELECT created_at FROM zerda_messages WHERE session_id = %(id)s ORDER BY seq LIMIT 1)"
+_LAST_AT = (
+    "(SELECT created_at FROM zerda_messages WHERE session_id = %(id)s ORDER BY seq DESC LIMIT 1)"
+)
+RECOUNT = f"""
+    UPDATE zerda_sessions AS s SET
+        messages = t.messages, turns = t.turns, chars = t.chars, tokens = t.tokens,
+        system = t.system, after_user = {_AFTER_USER},
+        first_at = {_FIRST_AT}, last_at = {_LAST_AT}
+    FROM {_COUNTS}
     WHERE s.id = %(id)s
+"""
+# The same totals counted, as a row in TOTALS order, writing nothing (a check).
+COUNTED = f"""
+    SELECT t.messages, t.turns, t.chars, t.tokens, t.system, {_AFTER_USER},
+        {_FIRST_AT}, {_LAST_AT}
+    FROM {_COUNTS}
 """
