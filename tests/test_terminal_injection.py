@@ -159,13 +159,13 @@ def test_a_role_holding_escapes_never_reaches_the_terminal(home: Path) -> None:
     path.write_bytes(path.read_bytes().replace(b'"role": "user"', b'"role": "u\\u001b]0;x\\u0007"'))
     for args in (("show", "s"), ("show", "s", "--format", "markdown"), ("search", "hello")):
         result = run(home, *args)
-        assert result.returncode in (0, 1) and b"Traceback" not in result.stderr, args
+        assert result.returncode in (0, 1, 2) and b"Traceback" not in result.stderr, args
         assert_inert(result.stdout + result.stderr)
-        if result.returncode == 1:
+        if result.returncode != 0:  # 1 for show, 2 for search (grep's trouble)
             assert result.stderr.startswith(b"error: ") and result.stderr.count(b"\n") == 1
     for args in (("show", "s"), ("search", "hello")):
         status, output = on_pty(home, *args)
-        assert status in (0, 1) and b"Traceback" not in output, args
+        assert status in (0, 1, 2) and b"Traceback" not in output, args
         assert_inert(output)
 
 

@@ -631,13 +631,16 @@ class SessionStore(Store):
     def _search_in(
         self, session_id: str, matcher: Matcher, filters: Filters, limit: int | None
     ) -> Iterator[tuple[str, Message]]:
-        """The session's hits newest first: read from the end of the file when its times
-        are in order (the common case, stopping early), else sorted (the newest `limit`)."""
+        """The session's hits newest first: read from the end of the file, stopping early,
+        when its times are in order (the common case); sorted (the newest `limit`, or all)
+        when its running totals say they are not. A file whose totals do not say (written
+        by hand, or before they kept it) is taken in the order it was written, so memory
+        stays flat."""
         tally = self._last_tally(session_id)
         found: Iterable[Message] = search_messages(
             self._reader(self._existing(session_id)), matcher, filters
         )
-        if tally is None or not tally.ordered:
+        if tally is not None and tally.ordered is False:
             found = by_time(iter(found), limit)
         for message in found:
             if message.token_count is None:
