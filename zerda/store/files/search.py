@@ -26,7 +26,9 @@ FOLDS_TO_ASCII = (
 # Files at least this big are scanned in two processes when two cores are free.
 PARALLEL_MIN = 64 << 20
 _ASCII = bytes(range(128))
-_TOKENS_MARK = f'"{TOKENS}"'.encode()
+# How zerda writes a tokens record's start. A record written otherwise (by hand) goes
+# unseen: the counts it gives are then counted again, never wrong.
+_TOKENS_MARK = f'{{"type":"{TOKENS}"'.encode()
 Pattern = re.Pattern[bytes]
 _ENTRY = struct.Struct("<QQ")
 
@@ -84,8 +86,8 @@ class LineFinder:
         self.needle = needle
         self.ascii = _literal(needle.encode()) if needle.isascii() else None
         self.folds = [c.encode() for c in FOLDS_TO_ASCII if _overlaps(c.casefold(), needle)]
-        marks = [b"\\u", _TOKENS_MARK] + ([b"\\/"] if "/" in needle else [])
-        self.marks = [_literal(mark) for mark in marks]
+        marks: list[Pattern | bytes] = [_literal(b"\\u"), _TOKENS_MARK]
+        self.marks = marks + ([_literal(b"\\/")] if "/" in needle else [])
 
     def spans(self, block: bytes, start: int, stop: int) -> list[Span]:
         """(start, end) in `block` of each line kept from the whole lines `block[start:stop]`,
@@ -131,14 +133,24 @@ def _literal(text: bytes) -> Pattern:
     return re.compile(re.escape(text))
 
 
-def _add_lines(hay: bytes, pattern: Pattern, begin: int, stop: int, lines: dict[int, int]) -> None:
-    """Add the (start, end) of each line of `hay[begin:stop]` holding `pattern` to `lines`."""
-    found = pattern.search(hay, begin, stop)
-    while found is not None:
-        start = hay.rfind(b"\n", 0, found.start()) + 1
-        end = hay.find(b"\n", found.start())
+def _add_lines(
+    hay: bytes, pattern: Pattern | bytes, begin: int, stop: int, lines: dict[int, int]
+) -> None:
+    """Add the (start, end) of each line of `hay[begin:stop]` holding `pattern` to `lines`
+    (a long literal is found with `bytes.find`, which skips ahead by its length)."""
+    at = _first(hay, pattern, begin, stop)
+    while at >= 0:
+        start = hay.rfind(b"\n", 0, at) + 1
+        end = hay.find(b"\n", at)
         lines[start] = end
-        found = pattern.search(hay, end, stop)
+        at = _first(hay, pattern, end, stop)
+
+
+def _first(hay: bytes, pattern: Pattern | bytes, begin: int, stop: int) -> int:
+    if isinstance(pattern, bytes):
+        return hay.find(pattern, begin, stop)
+    found = pattern.search(hay, begin, stop)
+    return -1 if found is None else found.start()
 
 
 def _candidate_records(reader: RecordReader, finder: LineFinder) -> Iterator[Pair]:
