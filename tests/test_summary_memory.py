@@ -416,3 +416,18 @@ def test_undoing_turns_held_verbatim_asks_a_model_nothing(store: SessionStore) -
     restored = ConversationSummaryBufferMemory(60, model, store=store, session_id="s")
     assert model.calls == 0  # the summary still covers exactly these turns: kept
     assert restored.summary_turns == covered and restored.chat_memory == []
+
+
+def test_turns_of_any_value_keep_their_summary_when_restored(store: SessionStore) -> None:
+    # Sides that are not text come back as the store keeps them (JSON, or their text):
+    # the fingerprint of the newest covered turn is taken in that form, so it matches.
+    model = Counting()
+    memory = ConversationSummaryBufferMemory(40, model, store=store, session_id="s")
+    sides: list[Any] = [{(1, 2): "tuple key"}, {1: "a", "b": 2}, ("a", 1), float("nan"), 7]
+    for number in range(10):
+        side = sides[number % len(sides)]
+        memory.save_context({"input": side}, {"output": f"reply {number} " + "words " * 10})
+    assert memory.summary_turns > 0
+    model.calls = 0
+    restored = ConversationSummaryBufferMemory(40, model, store=store, session_id="s")
+    assert model.calls == 0 and restored.summary == memory.summary

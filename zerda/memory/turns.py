@@ -8,7 +8,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from zerda.formats.openai import to_openai
-from zerda.memory.base import MISSING, VALUE, Turn, plain_messages
+from zerda.memory.base import MISSING, VALUE, Turn, plain_messages, turn_text
 from zerda.messages import ANSWER, ASK, INSIDE, Message
 
 # Roles a turn's plain user/assistant pair sends as they are (Zep's aliases included).
@@ -99,10 +99,21 @@ def last_turns(reversed_messages: Iterable[Message], count: int) -> list[Turn]:
     return turns[-count:]
 
 
+def _as_stored(value: Any) -> Any:
+    """One side as it comes back from a store (see `_stored_side`): text and None as
+    they are, a JSON value through JSON (tuples become lists, keys text), else its text."""
+    if value is None or isinstance(value, str):
+        return value
+    try:
+        return json.loads(json.dumps(value, allow_nan=False))
+    except (TypeError, ValueError, RecursionError):
+        return turn_text(value)
+
+
 def turn_mark(turn: Turn) -> str:
     """A short fingerprint of what a turn says (its input, output and the messages it
     carries): a summary names the newest turn it covers by it, so a turn undone and
     replaced by another at the same place is told apart."""
-    said = [turn.get("input"), turn.get("output"), turn.get("messages")]
-    text = json.dumps(said, default=str, sort_keys=True, ensure_ascii=False)
+    said = [_as_stored(turn.get("input")), _as_stored(turn.get("output")), turn.get("messages")]
+    text = json.dumps(said, sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]

@@ -47,10 +47,11 @@ def _folded_spans(content: str, needle: str) -> list[Span]:
     and matches that then share a character are one span."""
     if not needle:
         return []
-    owners: list[int] = []  # the index in `content` of each character of the fold
-    for index, char in enumerate(content):
-        owners.extend([index] * len(char.casefold()))
     folded = content.casefold()
+    if len(folded) == len(content):  # every character folds to one: offsets carry over
+        owners: range | list[int] = range(len(content))
+    else:  # the index in `content` of each character of the fold
+        owners = [index for index, char in enumerate(content) for _ in char.casefold()]
     spans: list[Span] = []
     at = folded.find(needle)
     while at >= 0:

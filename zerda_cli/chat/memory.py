@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from zerda.clients.base import Ending, Messages, Reply
 from zerda.errors import ClientError, SummarizerError
 from zerda.memory.spec import MemorySpec, bind_memory
+from zerda_cli.chat.streaming import in_background
 from zerda_cli.chat.terminal import sigint_raises
 
 if TYPE_CHECKING:
@@ -57,13 +58,15 @@ class Cancellable:
         inner = self.backend.reply(messages)
 
         def produce(ending: Ending) -> Iterator[str]:
+            # Read in a worker thread (see `streaming`), so Ctrl-C is raised at once even
+            # while the backend stalls; the request is then ended by `cancel`.
             with sigint_raises():
                 try:
-                    yield inner.read()
+                    text = "".join(in_background(inner, self.backend.cancel))
                 except KeyboardInterrupt:
-                    inner.close()
                     raise ClientError("cancelled (Ctrl-C)") from None
             ending.model = inner.provenance.model if inner.provenance else None
+            yield text
 
         return Reply(self.backend.name, self.backend.model, produce)
 

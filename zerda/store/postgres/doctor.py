@@ -52,6 +52,9 @@ def _recount(store: PostgresStore, session_id: str | None) -> None:
     """Count every session's totals (or `session_id`'s) afresh, in one transaction."""
     with store.server.connection() as conn, conn.transaction():
         for sid in _ids(conn, session_id):
+            # The row first, as a writer takes it: no turn commits between the count
+            # and its update, which would then miss it.
+            conn.execute("SELECT 1 FROM zerda_sessions WHERE id = %s FOR UPDATE", (sid,))
             conn.execute(RECOUNT, {"id": sid})
 
 

@@ -118,6 +118,7 @@ _SELECT_MESSAGES = f"SELECT {rows.MESSAGE_COLUMNS} FROM zerda_messages WHERE ses
 DELETE_IF_EMPTY = """
     DELETE FROM zerda_sessions AS s
     WHERE s.id = %s AND s.messages = 0
+      AND NOT EXISTS (SELECT 1 FROM zerda_messages WHERE session_id = s.id)
       AND NOT EXISTS (SELECT 1 FROM zerda_summaries WHERE session_id = s.id)
     RETURNING s.id
 """
