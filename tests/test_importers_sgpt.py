@@ -90,6 +90,14 @@ def test_a_repeated_message_keeps_one_uuid_each(tmp_path: Path) -> None:
     assert len({m.uuid for m in found.messages}) == 3
 
 
+def test_a_byte_order_mark_before_the_json_is_no_text(tmp_path: Path) -> None:
+    chat = tmp_path / "marked"
+    sent = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
+    chat.write_bytes(b"\xef\xbb\xbf" + json.dumps(sent).encode())
+    [found] = conversations(sgpt.read(chat))
+    assert [to_openai(m) for m in found.messages] == sent
+
+
 def test_a_malformed_message_is_one_problem_and_the_rest_imports(tmp_path: Path) -> None:
     chat = tmp_path / "bad"
     chat.write_text(json.dumps([{"role": "user", "content": "hi"}, 7, {"role": "", "content": ""}]))

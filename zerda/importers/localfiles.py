@@ -57,7 +57,7 @@ def modified_at(path: Path) -> datetime:
 def read_text(path: Path) -> str:
     """The UTF-8 text of `path`; ImportFailed when it cannot be read as such."""
     try:
-        return path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8-sig")  # a byte order mark is no text
     except (OSError, UnicodeDecodeError) as exc:
         raise ImportFailed(f"{path}: cannot be read as UTF-8 text: {exc}") from None
 
