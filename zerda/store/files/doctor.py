@@ -9,7 +9,6 @@ running totals; stray temp and lock files go only when no process holds the lock
 
 from __future__ import annotations
 
-import fcntl
 import os
 import re
 import stat
@@ -24,7 +23,7 @@ from zerda.paths import SESSION_ID, SUFFIX, validate_session_id
 from zerda.store.checks import Finding, Repair
 from zerda.store.files.reader import RecordReader
 from zerda.store.files.records import MESSAGE, TOKENS, loads, message_from
-from zerda.store.files.sessionfile import FILE_MODE, SessionFile, _parse_note
+from zerda.store.files.sessionfile import FILE_MODE, SessionFile, _parse_note, unlocked
 from zerda.store.files.trusted import trusted_tally
 from zerda.store.stats import tally_time
 from zerda.store.tally import TALLY, Tally, sealed
@@ -116,21 +115,11 @@ def unfinished_start(file: SessionFile, size: int) -> int | None:
         return None
     try:
         start = _parse_note(os.pread(fd, 32, 0))
-        if start is None or start >= size or _held(fd):
+        if start is None or start >= size or not unlocked(fd):
             return None
         return start
     finally:
         os.close(fd)
-
-
-def _held(fd: int) -> bool:
-    """True when some process holds the lock file open as `fd`."""
-    try:
-        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return True
-    fcntl.flock(fd, fcntl.LOCK_UN)
-    return False
 
 
 def _line_findings(file: SessionFile, sid: str, end: int) -> Iterator[Finding]:
@@ -242,7 +231,7 @@ def _lock_free(directory: Path, sid: str) -> bool:
     except OSError:
         return True
     try:
-        return not _held(fd)
+        return unlocked(fd)
     finally:
         os.close(fd)
 

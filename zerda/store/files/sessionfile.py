@@ -349,7 +349,7 @@ class SessionFile:
             # A note belongs to the file at the path: one replaced since we opened ours is whole.
             if start is None or start >= size or not _is_at(fd, self.path):
                 return size
-            if not quiet and _unlocked(lock):
+            if not quiet and unlocked(lock):
                 warnings.warn(
                     f"{self.path}: skipped an unfinished write ({size - start} bytes) left "
                     "by a process that died in it; the next write removes it",
@@ -560,7 +560,7 @@ def _is_at(fd: int, path: Path) -> bool:
     return (current.st_dev, current.st_ino) == (held.st_dev, held.st_ino)
 
 
-def _unlocked(fd: int) -> bool:
+def unlocked(fd: int) -> bool:
     """True when no process holds the lock file open as `fd` (its writer is gone)."""
     try:
         fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
