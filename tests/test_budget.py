@@ -65,6 +65,28 @@ def test_the_context_fits_the_budget_unless_the_newest_turn_alone_does_not(
         assert memory.get_memory_stats()["context_tokens"] == max(text, chat)
         if over:
             assert len(held) == 1  # only the newest turn, kept though over the budget
+            assert max(context_tokens(_alone(memory, question, answer))) > limit
+
+
+def _alone(memory: BaseMemory, question: str | None, answer: str | None) -> BaseMemory:
+    """A token memory with `memory`'s budget and system messages holding one turn only:
+    the exception the budget makes (a summary never pushes a context over it)."""
+    lone = ConversationTokenBufferMemory(max_token_limit=memory.max_token_limit)  # type: ignore[attr-defined]
+    lone.system_messages = list(memory.system_messages)
+    lone.save_context({"input": question}, {"output": answer})
+    return lone
+
+
+@pytest.mark.parametrize("limit", [12, 16, 19, 24])
+def test_a_summary_gives_way_to_the_newest_turn_within_the_budget(limit: int) -> None:
+    memory = ConversationSummaryBufferMemory(max_token_limit=limit)
+    for n in range(6):
+        memory.save_context({"input": f"Rome {n} is what"}, {"output": f"a capital {n}"})
+    assert len(memory.chat_memory) == 1
+    assert max(context_tokens(memory)) <= limit
+    assert memory.get_memory_stats()["over_budget"] is False
+    shown = memory.load_memory_variables({})["history"]
+    assert shown.endswith("user: Rome 5 is what\nassistant: a capital 5")
 
 
 @pytest.mark.parametrize("limit", [50, 200, 1000])

@@ -105,6 +105,7 @@ def test_add_reads_one_side_from_stdin(zerda, store: SessionStore) -> None:
         (("add", "s", "a", "b", "--meta", "novalue"), "expected KEY=VALUE"),
         (("window", "s", "-k", "-1"), "must be >= 0"),
         (("show", "s", "--json", "--jsonl"), "choose one of"),
+        (("show", "s", "--with-session"), "--with-session goes with --jsonl"),
         (("nonsense",), "No such command"),
         (("search", ""), "the query is empty"),
         (("search", "x", "--session", "a/b"), "is not a session id"),
@@ -137,14 +138,15 @@ def test_show_json_jsonl_and_openai(zerda, chat: str, store: SessionStore) -> No
     stored = [m.to_dict() for m in store.iter_messages(chat)]
     document = zerda("show", chat, "--json").json()
     assert document["session"]["id"] == chat and document["messages"] == stored
-    lines = zerda("show", chat, "--jsonl").out.splitlines()
+    lines = zerda("show", chat, "--jsonl", "--with-session").out.splitlines()
     assert json.loads(lines[0]) == {"type": "session", **store.get_session(chat).to_dict()}
     assert [json.loads(line) for line in lines[1:]] == stored
+    assert [json.loads(line) for line in zerda("show", chat, "--jsonl").out.splitlines()] == stored
     assert zerda("show", chat, "--format", "openai").json() == [
         {"role": m["role"], "content": m["content"]} for m in stored
     ]
     assert [
-        json.loads(x) for x in zerda("show", chat, "--jsonl", "--last", "2").out.split("\n")[1:-1]
+        json.loads(x) for x in zerda("show", chat, "--jsonl", "--last", "2").out.split("\n")[:-1]
     ] == stored[-2:]
 
 
@@ -249,12 +251,22 @@ def test_corrupt_session_is_one_line_error(zerda, store: SessionStore) -> None:
     )
 
 
+def test_show_jsonl_is_one_message_a_line_and_nothing_else(zerda, store: SessionStore) -> None:
+    store.append_turn("s", "Hi", "Hello!")
+    store.set_summary("s", "a greeting")
+    lines = [json.loads(line) for line in zerda("show", "s", "--jsonl").out.splitlines()]
+    assert [(m["role"], m["content"]) for m in lines] == [("user", "Hi"), ("assistant", "Hello!")]
+    headed = zerda("show", "s", "--jsonl", "--with-session").out.splitlines()
+    assert [json.loads(line).get("type") for line in headed[:2]] == ["session", "summary"]
+    assert [json.loads(line) for line in headed[2:]] == lines
+
+
 def test_torn_last_line_is_a_one_line_warning(zerda, store: SessionStore) -> None:
     store.append_turn("s", "a", "b")
     with (store.sessions_dir / "s.jsonl").open("ab") as f:
         f.write(b'{"type":"message","ro')
     result = zerda("show", "s", "--jsonl")
-    assert result.code == 0 and len(result.out.splitlines()) == 3  # the session, 2 messages
+    assert result.code == 0 and len(result.out.splitlines()) == 2  # the 2 messages
     lines = result.err.splitlines()
     assert lines and all(line.startswith("warning: ") and "torn" in line for line in lines)
     assert len(set(lines)) == len(lines)
@@ -375,7 +387,7 @@ def test_json_output_is_exact_and_terminal_safe(zerda, store: SessionStore) -> N
     for name, out in outputs.items():
         assert not any(c in out for c in "\x1b\x07\x9b\u202e"), name
     assert json.loads(outputs["json"])["messages"][0]["content"] == hostile
-    assert json.loads(outputs["jsonl"].splitlines()[1])["content"] == hostile
+    assert json.loads(outputs["jsonl"].splitlines()[0])["content"] == hostile
     assert json.loads(outputs["search"])[0]["content"] == hostile
     assert json.loads(outputs["openai"])[0]["content"] == hostile
 

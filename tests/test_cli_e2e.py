@@ -36,7 +36,7 @@ def test_ten_megabyte_message_from_stdin_round_trips(home: Path) -> None:
     added = run("add", "big", "-", "short answer", home=home, stdin=big.encode())
     assert added.returncode == 0, added.stderr
     shown = run("show", "big", "--jsonl", home=home)
-    assert json.loads(shown.stdout.splitlines()[1])["content"] == big
+    assert json.loads(shown.stdout.splitlines()[0])["content"] == big
     text = run("show", "big", home=home).stdout.decode()
     assert big.replace("\n", "\n  ") in text
 

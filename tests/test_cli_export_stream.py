@@ -278,7 +278,9 @@ def test_export_and_show_write_exactly_the_documented_output(
 ) -> None:
     write_session(home, RECORDS)
     assert run(capsys, monkeypatch, "export", "g", "--format", fmt) == EXPECTED[fmt]
-    show_option = {"json": ["--json"], "jsonl": ["--jsonl"]}.get(fmt, ["--format", fmt])
+    show_option = {"json": ["--json"], "jsonl": ["--jsonl", "--with-session"]}.get(
+        fmt, ["--format", fmt]
+    )
     assert run(capsys, monkeypatch, "show", "g", *show_option) == EXPECTED[fmt]
     target = tmp_path / f"g.{fmt}"
     run(capsys, monkeypatch, "export", "g", "--format", fmt, "-o", str(target))
@@ -297,7 +299,10 @@ def test_show_last_still_reads_only_the_end(home: Path, capsys, monkeypatch) -> 
     write_session(home, RECORDS)
     lines = run(capsys, monkeypatch, "show", "g", "--jsonl", "--last", "2").splitlines(True)
     expected = EXPECTED["jsonl"].splitlines(True)
-    assert "".join(lines) == "".join(expected[:2] + expected[-2:])  # session, summary, last 2
+    assert "".join(lines) == "".join(expected[-2:])  # the last 2 messages, nothing else
+    args = ("show", "g", "--jsonl", "--with-session", "--last", "2")
+    with_session = run(capsys, monkeypatch, *args).splitlines(True)
+    assert "".join(with_session) == "".join(expected[:2] + expected[-2:])  # session, summary
 
 
 def write_long_session(home: Path, count: int) -> None:

@@ -118,7 +118,7 @@ def test_an_openai_transcript_comes_back_exactly(home: Path) -> None:
     in_order = [{"role": m["role"], "content": m["content"], **m} for m in OPENAI_TRANSCRIPT]
     assert back == json.dumps(in_order, ensure_ascii=False, indent=2) + "\n"
     shown = zerda(home, "show", "t", "--jsonl").stdout.decode().splitlines()
-    roles = [json.loads(line)["role"] for line in shown[1:]]
+    roles = [json.loads(line)["role"] for line in shown]
     assert roles == [m["role"] for m in OPENAI_TRANSCRIPT]
 
 

@@ -66,8 +66,10 @@ def test_missing_key_stores_none() -> None:
     assert mem4.get_messages()[0]["input"] is None
     mem4.save_context({"input": "q"}, {})
     assert mem4.get_messages()[1]["output"] is None
-    # A side that is None gives no line: a model is never handed the text "None".
-    assert mem4.load_memory_variables({})["history"] == "assistant: ...\nuser: q"
+    # The seed's text form: each turn is "user: {input}\nassistant: {output}", None included.
+    assert mem4.load_memory_variables({})["history"] == (
+        "user: None\nassistant: ...\nuser: q\nassistant: None"
+    )
 
 
 def test_get_messages_limits() -> None:

@@ -134,7 +134,17 @@ def show(
         int | None, typer.Option("--last", "-n", min=0, help="Only the last N messages.")
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="One JSON document.")] = False,
-    jsonl: Annotated[bool, typer.Option("--jsonl", help="One JSON message a line.")] = False,
+    jsonl: Annotated[
+        bool, typer.Option("--jsonl", help="One JSON message a line, nothing else.")
+    ] = False,
+    with_session: Annotated[
+        bool,
+        typer.Option(
+            "--with-session",
+            help="With --jsonl: the session record and the summary record first, as export "
+            "writes them.",
+        ),
+    ] = False,
     fmt: Annotated[
         ShowFormat | None, typer.Option("--format", "-f", help="Another rendering.")
     ] = None,
@@ -156,6 +166,10 @@ def show(
     chosen += [fmt.value] if fmt else []
     if len(chosen) > 1:
         raise usage_error("choose one of --json, --jsonl, --format")
+    if with_session and not jsonl:
+        raise usage_error("--with-session goes with --jsonl")
+    if jsonl and not with_session:
+        chosen = [render.MESSAGE_LINES]
     store = open_store(home, location, lenient=lenient)
     details = store.get_session(session)
     summary, messages = _history(store, session, last, since, until)

@@ -48,6 +48,13 @@ def plain_messages(turn: Turn) -> list[dict[str, Any]]:
     return messages
 
 
+def turn_lines(turn: Turn) -> str:
+    """A turn in the text form, as the seed gives it: `user: {input}\nassistant: {output}`.
+
+    A side saved as None reads `None`, as the formatting of the stored value gives it."""
+    return f"user: {turn['input']}\nassistant: {turn['output']}"
+
+
 def turn_text(value: Any) -> str:
     """The stored text of one side of a turn: None becomes the empty string."""
     return "" if value is None else str(value)
@@ -186,14 +193,8 @@ class BaseMemory:
         return "\n".join(f"system: {m.content}" for m in self.system_messages)
 
     def _turns_text(self) -> str:
-        """`user: {input}\nassistant: {output}` per turn; a side that is None has no line."""
-        lines = []
-        for turn in self.chat_memory:
-            if turn["input"] is not None:
-                lines.append(f"user: {turn['input']}")
-            if turn["output"] is not None:
-                lines.append(f"assistant: {turn['output']}")
-        return "\n".join(lines)
+        """`user: {input}\nassistant: {output}` per turn (see `turn_lines`), joined by newlines."""
+        return "\n".join(turn_lines(turn) for turn in self.chat_memory)
 
     def clear(self) -> None:
         """Forget every turn (and empty the bound session, keeping the session)."""

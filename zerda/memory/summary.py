@@ -20,9 +20,11 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from zerda.errors import InvalidArgumentError
 from zerda.memory.base import BaseMemory, Turn
 from zerda.memory.budget import message_tokens
 from zerda.memory.token_buffer import ConversationTokenBufferMemory, Cost
@@ -43,10 +45,12 @@ from zerda.tokens import DEFAULT_ENCODING, count_tokens
 
 SUMMARY_INTRO = "Summary of the conversation so far:\n"
 SUMMARY_LABEL = "summary: "
+CUT_MARK = "…"  # ends a summary cut to fit the budget beside the newest turn
 TOKENS_KEY = "turn_tokens"  # Summary.metadata: the tokens of those turns
 THROUGH_KEY = "through"  # Summary.metadata: `turn_mark` of the newest turn covered
 FOLD_BATCH = 64  # turns handed to the summarizer at once when catching up with a session
 TAIL_TURNS = 256  # turns to catch up with this close to the end are read from the end
+RECENT_TURNS = 64  # turns an unbound ConversationSummaryMemory keeps for get_messages()
 
 
 def batches(turns: Iterable[Turn], size: int = FOLD_BATCH) -> Iterator[list[Turn]]:
@@ -253,14 +257,18 @@ class _SummaryMixin(BaseMemory):
 
     # -- what it hands a model ---------------------------------------------------
 
+    def _shown_summary(self) -> str:
+        """The summary as the context hands it out (here: whole)."""
+        return self.summary
+
     def _summary_line(self) -> str:
-        return f"{SUMMARY_LABEL}{self.summary}" if self.summary else ""
+        shown = self._shown_summary()
+        return f"{SUMMARY_LABEL}{shown}" if shown else ""
 
     def _summary_messages(self) -> list[dict[str, Any]]:
         """The summary as one system message; none while there is no summary."""
-        if not self.summary:
-            return []
-        return [{"role": "system", "content": f"{SUMMARY_INTRO}{self.summary}"}]
+        shown = self._shown_summary()
+        return [{"role": "system", "content": f"{SUMMARY_INTRO}{shown}"}] if shown else []
 
     def _prefix_text(self) -> str:
         """The text before the turns: the system lines, then the summary line."""
@@ -311,10 +319,14 @@ class ConversationSummaryMemory(_SummaryMixin):
     """Folds every turn into a running summary; the summary is what it hands a model.
 
     Each save folds its turn into the summary at once, so `chat_memory` holds no
-    turns between saves (`get_messages()` is empty; a bound session keeps every turn
-    on disk) and `return_messages=True` gives that empty list plus key `summary`.
-    The summary stays within `max_summary_tokens` (default: the summarizer's own
-    bound, else DEFAULT_SUMMARY_TOKENS).
+    turns between saves and `return_messages=True` gives that empty list plus key
+    `summary`. The summary stays within `max_summary_tokens` (default: the
+    summarizer's own bound, else DEFAULT_SUMMARY_TOKENS).
+
+    `get_messages(limit)` gives the turns the summary was made from, never an empty
+    answer where turns exist: bound to a session, the session's turns (the last
+    `limit` read from the file's end); unbound, the `recent_turns` it folded last
+    (RAM stays bounded).
     """
 
     memory_type = "summary"
@@ -324,9 +336,15 @@ class ConversationSummaryMemory(_SummaryMixin):
         summarizer: Summarizer | None = None,
         *args: Any,
         max_summary_tokens: int | None = None,
+        recent_turns: int = RECENT_TURNS,
         **kwargs: Any,
     ) -> None:
+        if type(recent_turns) is not int or recent_turns < 0:
+            raise InvalidArgumentError(
+                f"recent_turns must be an integer >= 0, not {recent_turns!r}"
+            )
         self._init_summary(summarizer, max_summary_tokens, kwargs)
+        self.recent: deque[Turn] = deque(maxlen=recent_turns)
         super().__init__(*args, **kwargs)
 
     def _trim(self) -> list[Turn]:
@@ -335,7 +353,36 @@ class ConversationSummaryMemory(_SummaryMixin):
         return dropped
 
     def _absorb(self, turn: Turn, dropped: list[Turn]) -> Summary | None:
-        return self._fold(dropped)
+        summary = self._fold(dropped)
+        self.recent.extend(dropped)
+        return summary
+
+    def _forget_save(self, dropped: list[Turn], state: Any) -> None:
+        if self.recent and dropped and self.recent[-1] is dropped[-1]:
+            self.recent.pop()
+        super()._forget_save(dropped, state)
+
+    def get_messages(self, limit: int | None = None) -> list[Turn]:
+        """The last `limit` turns the summary was made from, or all of them when limit
+        is None, 0 or falsy: the bound session's, else the `recent_turns` folded last."""
+        from zerda.memory.turns import last_turns, turns_from_messages
+
+        with self._lock:
+            store, session_id = self.store, self.session_id
+            if store is None or session_id is None:
+                turns = list(self.recent)
+                return turns[-limit:] if limit else turns
+            if not store.exists(session_id):
+                return []
+            if limit:
+                return last_turns(store.iter_messages_reversed(session_id), limit)
+            return turns_from_messages(store.iter_messages(session_id))
+
+    def clear(self) -> None:
+        """Forget turns, summary and the recent turns."""
+        with self._lock:
+            self.recent.clear()
+            super().clear()
 
     def _restore(self, store: Store, session_id: str) -> None:
         stored = store.get_summary(session_id)
@@ -376,6 +423,7 @@ class ConversationSummaryBufferMemory(_SummaryMixin, ConversationTokenBufferMemo
         **kwargs: Any,
     ) -> None:
         self.max_token_limit = max_token_limit  # the default summary bound depends on it
+        self._cut_cache: tuple[tuple[Any, ...], str] | None = None
         self._init_summary(summarizer, max_summary_tokens, kwargs)
         super().__init__(max_token_limit, *args, **kwargs)
 
@@ -419,6 +467,43 @@ class ConversationSummaryBufferMemory(_SummaryMixin, ConversationTokenBufferMemo
             if wanted == drop:
                 return self._drop(drop)
             drop = wanted
+
+    def _shown_summary(self) -> str:
+        """The summary, cut to the room the lone newest turn leaves when it and the whole
+        summary are over the budget (to nothing when the turn alone is): the budget gives
+        way to the newest turn only, never to the summary."""
+        held = self.chat_memory
+        if not self.summary or len(held) != 1 or self._fits_with(self.summary):
+            return self.summary
+        key = (self.summary, id(held[0]), len(self.system_messages), self.max_token_limit)
+        if self._cut_cache is None or self._cut_cache[0] != key:
+            self._cut_cache = (key, self._cut_summary())
+        return self._cut_cache[1]
+
+    def _cut_summary(self) -> str:
+        """The longest start of the summary (ended by CUT_MARK) that fits, or ""."""
+        low, high = 0, len(self.summary)  # fits with `low` characters; not with `high`
+        while high - low > 1:
+            middle = (low + high) // 2
+            if self._fits_with(self.summary[:middle].rstrip() + CUT_MARK):
+                low = middle
+            else:
+                high = middle
+        cut = self.summary[:low].rstrip()
+        return cut + CUT_MARK if cut and self._fits_with(cut + CUT_MARK) else ""
+
+    def _fits_with(self, summary: str) -> bool:
+        """Whether the context, with `summary` as its summary, fits the budget in both forms."""
+        from zerda.memory.budget import chat_tokens
+
+        line = f"{SUMMARY_LABEL}{summary}"
+        text = "\n".join(p for p in (self._system_text(), line, self._turns_text()) if p)
+        if count_tokens(text, self.encoding) > self.max_token_limit:
+            return False
+        messages = BaseMemory.context_messages(self)
+        at = len(self.system_messages)
+        messages.insert(at, {"role": "system", "content": f"{SUMMARY_INTRO}{summary}"})
+        return chat_tokens(messages, self.encoding) <= self.max_token_limit
 
     def _within_budget(self) -> bool:
         """Whether the context fits as it is (the chat count adds up exactly)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from zerda.errors import InvalidArgumentError
-from zerda.memory.base import BaseMemory, Turn, plain_messages
+from zerda.memory.base import BaseMemory, Turn, plain_messages, turn_lines
 from zerda.memory.budget import REPLY_PRIMING, chat_tokens, message_tokens
 from zerda.messages import ASK
 from zerda.tokens import count_tokens, get_counter
@@ -87,12 +87,7 @@ class ConversationTokenBufferMemory(BaseMemory):
 
     def _turn_cost(self, turn: Turn) -> Cost:
         """A turn's tokens in the text (its lines, after a newline) and as chat messages."""
-        lines = [
-            f"{who}: {turn[key]}"
-            for who, key in (("user", "input"), ("assistant", "output"))
-            if turn[key] is not None
-        ]
-        text = count_tokens("\n" + "\n".join(lines), self.encoding) if lines else 0
+        text = count_tokens("\n" + turn_lines(turn), self.encoding)
         messages = turn["messages"] if "messages" in turn else plain_messages(turn)
         return text, sum(message_tokens(m, self.encoding) for m in messages)
 

@@ -43,17 +43,22 @@ def write_json(data: Any) -> None:
     sys.stdout.write(to_json(data) + "\n")
 
 
+MESSAGE_LINES = "message-lines"  # `zerda show --jsonl`: JSON Lines of the messages only
+
+
 def document(
     fmt: str, session: Session, summary: Summary | None, messages: Iterable[Message]
 ) -> Iterator[str]:
-    """A session as json, openai, jsonl, markdown or (any other `fmt`) text, in chunks
-    made as `messages` are read."""
+    """A session as json, openai, jsonl, MESSAGE_LINES, markdown or (any other `fmt`)
+    text, in chunks made as `messages` are read."""
     if fmt == "json":
         return formats.json_document(session, summary, messages)
     if fmt == "openai":
         return formats.openai_document(messages)
     if fmt == "jsonl":
         return formats.jsonl_lines(session, summary, messages)
+    if fmt == MESSAGE_LINES:
+        return formats.message_lines(messages)
     text = summary.content if summary else None
     if fmt == "markdown":
         return formats.markdown_lines(session, text, messages)

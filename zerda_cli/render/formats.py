@@ -104,6 +104,11 @@ def jsonl_lines(
     yield to_json({"type": "session", **session.to_dict()}, indent=None) + "\n"
     if summary is not None:
         yield to_json({"type": "summary", **summary.to_dict()}, indent=None) + "\n"
+    yield from message_lines(messages)
+
+
+def message_lines(messages: Iterable[Message]) -> Iterator[str]:
+    """JSON Lines: one message a line, nothing else (`zerda show --jsonl`)."""
     for message in messages:
         yield to_json(message.to_dict(), indent=None) + "\n"
 
