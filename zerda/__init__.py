@@ -1,4 +1,14 @@
-"""zerda: conversation memory classes and a durable per-session chat-history store."""
+"""zerda: conversation memory classes and a durable per-session chat-history store.
+
+Names load with their module on first use (`zerda.SessionStore`, `from zerda import
+Message`): `import zerda` itself costs only the error classes, so a command that needs
+one store never pays for the other, nor for summarizers or the token encoder.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 from zerda.errors import (
     ClientError,
@@ -17,15 +27,36 @@ from zerda.errors import (
     ZerdaError,
     ZerdaWarning,
 )
-from zerda.messages import Memory, Message, Session, Summary
-from zerda.store.base import Store
-from zerda.store.files.store import SessionStore
-from zerda.store.opening import open_store
-from zerda.store.stats import SessionStats
-from zerda.summarizers import ExtractiveSummarizer, Summarizer
-from zerda.tokens import TokenCounter, count_tokens, get_counter
+
+if TYPE_CHECKING:
+    from zerda.messages import Memory, Message, Session, Summary
+    from zerda.store.base import Store
+    from zerda.store.files.store import SessionStore
+    from zerda.store.opening import open_store
+    from zerda.store.postgres.store import PostgresStore
+    from zerda.store.stats import SessionStats
+    from zerda.summarizers import ExtractiveSummarizer, Summarizer
+    from zerda.tokens import TokenCounter, count_tokens, get_counter
 
 __version__ = "0.1.0"
+
+# Each lazily loaded name, and the module it comes from.
+_LAZY = {
+    "Memory": "zerda.messages",
+    "Message": "zerda.messages",
+    "Session": "zerda.messages",
+    "Summary": "zerda.messages",
+    "Store": "zerda.store.base",
+    "SessionStore": "zerda.store.files.store",
+    "PostgresStore": "zerda.store.postgres.store",
+    "open_store": "zerda.store.opening",
+    "SessionStats": "zerda.store.stats",
+    "ExtractiveSummarizer": "zerda.summarizers",
+    "Summarizer": "zerda.summarizers",
+    "TokenCounter": "zerda.tokens",
+    "count_tokens": "zerda.tokens",
+    "get_counter": "zerda.tokens",
+}
 
 __all__ = [
     "ClientError",
@@ -61,10 +92,15 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> object:
-    """`PostgresStore` loads with its module on first use: `import zerda` stays light."""
-    if name == "PostgresStore":
-        from zerda.store.postgres import PostgresStore
+def __getattr__(name: str) -> Any:
+    """A lazily loaded name, from its module (kept as an attribute once loaded)."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'zerda' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
 
-        return PostgresStore
-    raise AttributeError(f"module 'zerda' has no attribute {name!r}")
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import os
 import re
+import sys
 from contextlib import suppress
 from pathlib import Path
 
@@ -27,8 +28,27 @@ def validate_session_id(session_id: object) -> str:
     return session_id
 
 
+# The XDG base directories platformdirs gives on Linux: variable, default under ~.
+XDG = {
+    "data": ("XDG_DATA_HOME", ".local/share"),
+    "cache": ("XDG_CACHE_HOME", ".cache"),
+    "config": ("XDG_CONFIG_HOME", ".config"),
+    "state": ("XDG_STATE_HOME", ".local/state"),
+}
+
+
 def platform_dir(kind: str) -> Path:
-    """platformdirs' user `kind` dir for zerda: "data", "cache", "config" or "state"."""
+    """platformdirs' user `kind` dir for zerda: "data", "cache", "config" or "state".
+
+    On Linux, with an absolute (or no) $HOME, it is worked out here as platformdirs does
+    (the XDG variable when it is an absolute path, else its default under the home
+    directory), sparing every start the import of platformdirs, which loads tempfile,
+    shutil and random; anything else is left to platformdirs."""
+    home = os.environ.get("HOME")
+    if sys.platform.startswith("linux") and (home is None or os.path.isabs(home)):
+        variable, default = XDG[kind]
+        base = os.environ.get(variable, "")
+        return Path(base if os.path.isabs(base) else os.path.expanduser(f"~/{default}")) / "zerda"
     import platformdirs
 
     return Path(getattr(platformdirs, f"user_{kind}_dir")("zerda"))

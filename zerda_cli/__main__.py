@@ -76,12 +76,23 @@ def _run(argv: list[str] | None) -> Any:
     return command.main(args=argv, prog_name="zerda", standalone_mode=False)
 
 
+def _dispatch(argv: list[str] | None) -> Any:
+    """Run the quick path when it takes `argv` (see `zerda_cli.quick`), else the full command."""
+    from zerda_cli.quick import plan
+
+    quick = None if os.environ.get(COMPLETE_VAR) else plan(sys.argv[1:] if argv is None else argv)
+    if quick is None:
+        return _run(argv)
+    try:
+        return quick()
+    except BrokenPipeError:
+        raise ClosedPipe from None
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the `zerda` command with `argv` (default: sys.argv[1:]); return the exit code."""
-    from typer._click.exceptions import NoArgsIsHelpError, UsageError
-    from typer.exceptions import Abort, TyperException
-
     from zerda.errors import ZerdaError
+    from zerda_cli.basics import UsageProblem
     from zerda_cli.inputs import ExitStatusError, os_message
 
     warnings.showwarning = _show_warning
@@ -89,8 +100,35 @@ def main(argv: list[str] | None = None) -> int:
     if isinstance(sys.stdout, io.TextIOWrapper):
         sys.stdout.reconfigure(errors="backslashreplace")
     try:
-        result = _run(argv)
+        result = _dispatch(argv)
         return result if isinstance(result, int) else 0
+    except UsageProblem as exc:
+        _fail(f"{exc} (see 'zerda {exc.command} --help')" if exc.command else str(exc))
+        return 2
+    except ClosedPipe:
+        _quiet_stdout()
+        return 0
+    except ZerdaError as exc:
+        _fail(str(exc))
+        return exc.exit_code if isinstance(exc, ExitStatusError) else 1
+    except OSError as exc:
+        _fail(os_message(exc))
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:
+        if "typer" not in sys.modules:
+            return _unexpected(exc)
+        return _typer_failure(exc)
+
+
+def _typer_failure(failure: Exception) -> int:
+    """The exit code of a failure Typer (or click) raised, told in one line."""
+    from typer._click.exceptions import NoArgsIsHelpError, UsageError
+    from typer.exceptions import Abort, TyperException
+
+    try:
+        raise failure
     except NoArgsIsHelpError:
         return 0  # the help was printed; nothing went wrong
     except UsageError as exc:
@@ -103,22 +141,16 @@ def main(argv: list[str] | None = None) -> int:
     except Abort:
         _fail("aborted; nothing was changed")
         return 1
-    except KeyboardInterrupt:
-        return 130
-    except ClosedPipe:
-        _quiet_stdout()
-        return 0
-    except ZerdaError as exc:
-        _fail(str(exc))
-        return exc.exit_code if isinstance(exc, ExitStatusError) else 1
-    except OSError as exc:
-        _fail(os_message(exc))
-        return 1
-    except Exception as exc:
-        if os.environ.get("ZERDA_DEBUG"):
-            raise
-        _fail(f"unexpected {type(exc).__name__}: {exc} (ZERDA_DEBUG=1 shows the traceback)")
-        return 1
+    except Exception as other:
+        return _unexpected(other)
+
+
+def _unexpected(exc: Exception) -> int:
+    """A failure zerda did not expect: one line (ZERDA_DEBUG=1 raises it again)."""
+    if os.environ.get("ZERDA_DEBUG"):
+        raise exc
+    _fail(f"unexpected {type(exc).__name__}: {exc} (ZERDA_DEBUG=1 shows the traceback)")
+    return 1
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ from zerda.limits import over_limit, too_large
 from zerda.messages import Memory, Message
 from zerda.store.base import Store
 from zerda.tokens import PIECE, get_counter
-from zerda_cli.params import usage_error
+from zerda_cli.basics import UsageProblem
 from zerda_cli.render.progress import ProgressLine
 
 
@@ -18,9 +18,9 @@ def check_texts(values: list[str], names: list[str]) -> None:
     """A usage error for an empty text or one over the size limit; nothing is written."""
     for value, name in zip(values, names, strict=True):
         if not value.strip():
-            raise usage_error(f"{name} is empty; nothing was written")
+            raise UsageProblem(f"{name} is empty; nothing was written", "add")
         if over_limit(value):
-            raise usage_error(too_large(name))
+            raise UsageProblem(too_large(name), "add")
 
 
 def counted(messages: list[Message], encoding: str) -> list[Message]:

@@ -7,18 +7,15 @@ commands that need them, so `zerda add` starts fast.
 from __future__ import annotations
 
 import warnings
-from collections import deque
-from collections.abc import Iterable
-from datetime import datetime
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from zerda.errors import CorruptSessionError, SkippedLineWarning
-from zerda.messages import ROLE_TYPE_OF, Message, Summary
+from zerda.messages import ROLE_TYPE_OF
 from zerda.store.base import Store
-from zerda_cli import render
+from zerda_cli import basics, render
 from zerda_cli.chat.command import chat
 from zerda_cli.commands.copy import copy
 from zerda_cli.commands.doctor import doctor
@@ -29,7 +26,6 @@ from zerda_cli.commands.search import search
 from zerda_cli.commands.sessions import sessions
 from zerda_cli.commands.store import store_app
 from zerda_cli.commands.summarize import summarize
-from zerda_cli.inputs import resolve_texts
 from zerda_cli.params import (
     ExportFormat,
     HomeOpt,
@@ -44,9 +40,8 @@ from zerda_cli.params import (
     confirm,
     open_store,
     parse_meta,
-    usage_error,
 )
-from zerda_cli.spans import SinceOpt, UntilOpt, messages_within
+from zerda_cli.spans import SinceOpt, UntilOpt
 
 app = typer.Typer(
     name="zerda",
@@ -104,27 +99,11 @@ def add(
     location: StoreOpt = None,
 ) -> None:
     """Record a turn (the user's INPUT, the assistant's OUTPUT) or, with --role, one message."""
-    wanted = 1 if role is not None else 2
-    if len(texts) != wanted:
-        shape = (
-            "CONTENT with --role"
-            if role is not None
-            else "INPUT and OUTPUT (or --role ROLE CONTENT)"
-        )
-        raise usage_error(f"expected {shape}, got {len(texts)} argument(s)")
-    if texts.count("-") > 1:
-        raise usage_error("only one argument can be '-' (stdin)")
+    basics.check_add_shape(texts, role)
     metadata = parse_meta(meta or [])
     if role is not None:
         check_role_option(role)
-    from zerda_cli.adding import record
-
-    values = resolve_texts(texts)
-    stored = record(
-        open_store(home, location, count_on_write=False), session, role, values, metadata
-    )
-    if as_json:
-        render.write_json([m.to_dict() for m in stored])
+    basics.add(session, texts, role, metadata, as_json, home, location)
 
 
 @app.command()
@@ -162,36 +141,8 @@ def show(
     --since/--until keep the messages created in that range (the last N of them with
     --last); the summary is shown as ever.
     """
-    chosen = [name for name, on in [("json", as_json), ("jsonl", jsonl)] if on]
-    chosen += [fmt.value] if fmt else []
-    if len(chosen) > 1:
-        raise usage_error("choose one of --json, --jsonl, --format")
-    if with_session and not jsonl:
-        raise usage_error("--with-session goes with --jsonl")
-    if jsonl and not with_session:
-        chosen = [render.MESSAGE_LINES]
-    store = open_store(home, location, lenient=lenient)
-    details = store.get_session(session)
-    summary, messages = _history(store, session, last, since, until)
-    render.transcript(details, summary, messages, chosen[0] if chosen else None, page=pager)
-
-
-def _history(
-    store: Store,
-    session: str,
-    last: int | None,
-    since: datetime | None = None,
-    until: datetime | None = None,
-) -> tuple[Summary | None, Iterable[Message]]:
-    """The summary and the messages, streamed from the file; only the last `last` if given,
-    of those created in [since, until) if either is given."""
-    if since is not None or until is not None:
-        kept = messages_within(store.iter_messages(session), since, until)
-        return store.get_summary(session), deque(kept, maxlen=last) if last else kept
-    if last is None:
-        return store.get_summary(session), store.iter_messages(session)
-    memory = store.get_memory(session, lastn=last)
-    return memory.summary, memory.messages
+    rendering = basics.show_format(as_json, jsonl, with_session, fmt.value if fmt else None)
+    basics.show(session, last, rendering, pager, since, until, lenient, home, location)
 
 
 @app.command()
@@ -209,13 +160,12 @@ def stats(
     location: StoreOpt = None,
 ) -> None:
     """Counts, characters, exact tokens, activity and file size of a session."""
-    store = open_store(home, location, lenient=lenient)
-    if models:
-        from zerda_cli.render.provenance import show_models
-
-        show_models(store, session, as_json)
+    if not models:
+        basics.stats(session, as_json, lenient, home, location)
         return
-    render.stats(store.session_stats(session), as_json)
+    from zerda_cli.render.provenance import show_models
+
+    show_models(open_store(home, location, lenient=lenient), session, as_json)
 
 
 @app.command()
@@ -339,7 +289,9 @@ def export(
     """
     store = open_store(home, location, lenient=lenient)
     details = store.get_session(session)
-    chunks = render.document(fmt.value, details, *_history(store, session, None, since, until))
+    chunks = render.document(
+        fmt.value, details, *basics.history(store, session, None, since, until)
+    )
     if output is None or str(output) == "-":
         render.write_lines(chunks)
         return

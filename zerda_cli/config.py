@@ -18,7 +18,7 @@ from zerda.memory.spec import MEMORY_KINDS as MEMORY_KINDS
 from zerda.memory.spec import MemorySpec as MemorySpec
 from zerda.memory.spec import parse_memory as parse_memory_spec
 from zerda_cli.choices import BACKENDS, COMMAND_FORMATS, SUMMARIZERS
-from zerda_cli.paths import config_dir
+from zerda_cli.paths import config_path as config_path
 
 KEY_VARIABLES = ("ZERDA_API_KEY", "OPENAI_API_KEY")
 
@@ -83,12 +83,6 @@ class ChatConfig:
             if os.environ.get(name):
                 return os.environ[name]
         return None
-
-
-def config_path(home: str | os.PathLike[str] | None = None) -> Path:
-    """Where the config file is looked for."""
-    override = os.environ.get("ZERDA_CONFIG")
-    return Path(override).expanduser() if override else config_dir(home) / "config.toml"
 
 
 def _coerce(name: str, value: Any, source: str) -> Any:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from zerda.store.postgres.pool import is_url, redact
+from zerda.store.postgres.urls import is_url, redact
 from zerda_cli.paths import resolve_home
 
 VARIABLE = "ZERDA_STORE"
@@ -37,12 +37,14 @@ def _located(location: str) -> str | Path:
 
 def configured_store() -> str | None:
     """`store` at the top of config.toml, if the file sets it."""
-    from zerda_cli.config import ConfigError, config_path
+    from zerda_cli.paths import config_path
 
     path = config_path()
     if not path.is_file():
         return None
     import tomllib
+
+    from zerda_cli.config import ConfigError  # the settings' module: only when there are some
 
     try:
         value = tomllib.loads(path.read_text(encoding="utf-8")).get("store")

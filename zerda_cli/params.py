@@ -99,23 +99,15 @@ def open_store(
     count_on_write: bool = True,
     lenient: bool = False,
 ) -> Store:
-    """The store a command works on: `--store`, `--home`, `$ZERDA_STORE`, `store =` in
-    config.toml, else the data home (see `zerda_cli.location`); a usage error when both
-    flags are given, or when a directory named is something else. `lenient` skips
-    damaged lines, counted into one warning at the end (see `zerda_cli.lenient`)."""
-    from zerda.store.opening import open_store as open_location
-    from zerda_cli.location import store_location
+    """`zerda_cli.opening.open_store` for a Typer command: its usage errors are Typer's,
+    so they name the command being run."""
+    from zerda_cli.basics import UsageProblem
+    from zerda_cli.opening import open_store as open_for_command
 
-    if store is not None and home is not None:
-        raise usage_error("--store and --home both say where sessions are: give one")
-    location, given = store_location(home, store)
-    if isinstance(location, Path) and location.exists() and not location.is_dir():
-        raise usage_error(f"{given} {location} is not a directory")
-    if lenient:
-        from zerda_cli.lenient import count_skipped_lines
-
-        count_skipped_lines()
-    return open_location(location, count_on_write=count_on_write, lenient=lenient)
+    try:
+        return open_for_command(home, store, count_on_write=count_on_write, lenient=lenient)
+    except UsageProblem as exc:
+        raise usage_error(str(exc)) from None
 
 
 def parse_meta(pairs: list[str]) -> dict[str, Any]:

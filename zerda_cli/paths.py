@@ -31,6 +31,13 @@ def config_dir(home: str | os.PathLike[str] | None = None) -> Path:
     return explicit_home(home) or platform_dir("config")
 
 
+def config_path(home: str | os.PathLike[str] | None = None) -> Path:
+    """Where the config file is looked for: `$ZERDA_CONFIG`, else `config.toml` in the
+    config dir."""
+    override = os.environ.get("ZERDA_CONFIG")
+    return Path(override).expanduser() if override else config_dir(home) / "config.toml"
+
+
 def state_dir(home: str | os.PathLike[str] | None = None) -> Path:
     """State (REPL history): `<explicit home>/state`, else platformdirs' user state dir."""
     chosen = explicit_home(home)

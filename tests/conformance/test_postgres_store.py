@@ -21,10 +21,10 @@ from zerda import (
     open_store,
 )
 from zerda.store.matching import Filters, Matcher
-from zerda.store.postgres.pool import redact
 from zerda.store.postgres.schema import LATEST, MIGRATIONS
 from zerda.store.postgres.searching import SearchQuery
 from zerda.store.postgres.store import LAST_N
+from zerda.store.postgres.urls import redact
 
 
 @pytest.fixture

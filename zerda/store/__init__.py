@@ -11,8 +11,27 @@
 - `open_store(location)` picks one by location; `copying` moves sessions between any two.
 """
 
-from zerda.store.base import Store
-from zerda.store.files import SessionStore
-from zerda.store.opening import open_store
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from zerda.store.base import Store
+    from zerda.store.files.store import SessionStore
+    from zerda.store.opening import open_store
 
 __all__ = ["SessionStore", "Store", "open_store"]
+_LAZY = {
+    "Store": "zerda.store.base",
+    "SessionStore": "zerda.store.files.store",
+    "open_store": "zerda.store.opening",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """The package's names load with their module on first use (see `zerda`)."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)

@@ -7,7 +7,7 @@ import os
 from typing import TYPE_CHECKING
 
 from zerda.errors import InvalidArgumentError
-from zerda.store.postgres.pool import is_url, redact
+from zerda.store.postgres.urls import is_url, redact
 
 if TYPE_CHECKING:
     from zerda.store.base import Store

@@ -13,15 +13,14 @@ import sys
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from zerda.messages import Message, Session, Summary
-from zerda.store.overview import SessionOverview
-from zerda.store.stats import SessionStats
-from zerda_cli.render import formats
 from zerda_cli.render.sanitize import neutralize, one_line, to_json
 
-if TYPE_CHECKING:  # the memory classes pull in asyncio; `zerda add` never needs them
+if TYPE_CHECKING:  # `formats` and what it shows load with the first output that needs them
     from zerda.memory.base import BaseMemory
+    from zerda.messages import Message, Session, Summary
     from zerda.store.matching import Matcher
+    from zerda.store.overview import SessionOverview
+    from zerda.store.stats import SessionStats
 
 # The longest opening words a listing shows of a session without a title.
 LABEL_CHARS = 50
@@ -51,6 +50,8 @@ def document(
 ) -> Iterator[str]:
     """A session as json, openai, jsonl, MESSAGE_LINES, markdown or (any other `fmt`)
     text, in chunks made as `messages` are read."""
+    from zerda_cli.render import formats
+
     if fmt == "json":
         return formats.json_document(session, summary, messages)
     if fmt == "openai":
@@ -84,6 +85,8 @@ def transcript(
 
 def stats(stats: SessionStats, as_json: bool) -> None:
     """`zerda stats`: the SessionStats fields."""
+    from zerda_cli.render import formats
+
     if as_json:
         write_json(stats.to_dict())
     elif on_terminal():
@@ -97,6 +100,8 @@ def stats(stats: SessionStats, as_json: bool) -> None:
 def sessions(overviews: list[SessionOverview], as_json: bool) -> None:
     """`zerda sessions`: one row per session, in the order given; the TITLE column holds
     each session's title, else the start of its first user message."""
+    from zerda_cli.render import formats
+
     if as_json:
         write_json([o.to_dict() for o in overviews])
     elif on_terminal():
@@ -144,6 +149,8 @@ def search(hits: Iterable[tuple[str, Message]], matcher: Matcher, label: str, as
     """`zerda search`: each matching message with its session, time and role (`--json`:
     its uuid and the character offsets of each match too), written as it is found, so a
     search with many hits never holds them all. Returns how many were written."""
+    from zerda_cli.render import formats
+
     counted = _Counted(hits)
     if as_json:
         write_lines(formats.json_array(search_record(sid, m, matcher) for sid, m in counted))
@@ -178,6 +185,8 @@ class _Counted:
 
 
 def _search_lines(hits: Iterable[tuple[str, Message]], matcher: Matcher) -> Iterator[str]:
+    from zerda_cli.render import formats
+
     for sid, message in hits:
         first = next(iter(matcher.spans(message.content)), None)
         before, match, after = formats.match_parts(message.content, first)

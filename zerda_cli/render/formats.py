@@ -10,7 +10,6 @@ from collections.abc import Iterable, Iterator
 from datetime import UTC
 from typing import Any
 
-from zerda.formats.openai import to_openai
 from zerda.messages import Message, Session, Summary
 from zerda_cli.render.provenance import provenance_label
 from zerda_cli.render.sanitize import neutralize, one_line, to_json
@@ -87,6 +86,8 @@ def json_document(
 
 def openai_document(messages: Iterable[Message]) -> Iterator[str]:
     """The messages as chat-completion APIs take them (tool calls and all), streamed."""
+    from zerda.formats.openai import to_openai
+
     return json_array(to_openai(m) for m in messages)
 
 

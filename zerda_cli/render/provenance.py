@@ -7,12 +7,17 @@ model, how it finished, how long it took and the server's token counts.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
-from zerda.clients.base import Provenance
-from zerda.messages import Message
-from zerda.store.base import Store
-from zerda.usage import ModelUsage
 from zerda_cli.render.sanitize import one_line
+
+if TYPE_CHECKING:
+    from zerda.messages import Message
+    from zerda.store.base import Store
+    from zerda.usage import ModelUsage
+
+# `zerda.clients.base.PROVENANCE_KEY`: a message without it loads no client module.
+PROVENANCE_KEY = "zerda.provenance"
 
 
 def seconds(ms: int) -> str:
@@ -28,6 +33,10 @@ def provenance_label(message: Message) -> str | None:
     `gpt-4o-mini (openai) · first byte 310 ms · 1.2 s · 35 in, 12 out`, with
     `cut short: length` when the model stopped early.
     """
+    if PROVENANCE_KEY not in message.metadata:
+        return None
+    from zerda.clients.base import Provenance
+
     made = Provenance.from_metadata(message.metadata)
     if made is None:
         return None

@@ -10,7 +10,7 @@ from dataclasses import replace
 from datetime import datetime
 from itertools import chain, islice
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from zerda.errors import (
     CorruptSessionError,
@@ -30,7 +30,6 @@ from zerda.paths import (
     validate_session_id,
 )
 from zerda.store.base import Store, last_wins, merged_metadata
-from zerda.store.checks import Finding, Repair
 from zerda.store.files.heads import head_messages
 from zerda.store.files.reader import RecordReader, newest_first, with_token_counts
 from zerda.store.files.records import (
@@ -53,16 +52,17 @@ from zerda.store.files.records import (
     summary_record,
 )
 from zerda.store.files.rewrites import Merge, SessionMessages, last_ask, uuids_held
-from zerda.store.files.search import by_time, search_messages
 from zerda.store.files.sessionfile import SessionFile
 from zerda.store.files.trusted import trusted_tally
-from zerda.store.matching import Filters, Matcher, Query, check_limit
-from zerda.store.matching import newest_first as newest_hits
-from zerda.store.overview import OPENING_MESSAGES, SessionOverview, opening_of, title_of
 from zerda.store.sources import ListSource, MessageSource, UuidSet
 from zerda.store.stats import SessionStats, collect_stats, stats_from_tally, tally_of
 from zerda.store.tally import TALLY, Tally
 from zerda.tokens import DEFAULT_ENCODING, count_tokens
+
+if TYPE_CHECKING:  # what only listing, search and doctor need loads with them
+    from zerda.store.checks import Finding, Repair
+    from zerda.store.matching import Filters, Matcher, Query
+    from zerda.store.overview import SessionOverview
 
 NO_POINTERS: dict[str, int | None] = {field: None for field in POINTERS.values()}
 
@@ -325,6 +325,8 @@ class SessionStore(Store):
         return sorted(found, key=lambda o: o.stats.last_activity or "", reverse=True)
 
     def _overview(self, session_id: str) -> SessionOverview:
+        from zerda.store.overview import OPENING_MESSAGES, SessionOverview, opening_of, title_of
+
         stats = self.session_stats(session_id)
         session = self.get_session(session_id)
         # The header, then messages: a few records more than the messages looked at.
@@ -597,6 +599,9 @@ class SessionStore(Store):
         Over all sessions, one deleted since it was listed is passed over; a session
         asked for by name must exist.
         """
+        from zerda.store.matching import Filters, Matcher, check_limit
+        from zerda.store.matching import newest_first as newest_hits
+
         check_limit(limit)
         matcher, filters = Matcher(query), Filters.of(roles, since, until)
         if session_id:
@@ -636,6 +641,8 @@ class SessionStore(Store):
         when its running totals say they are not. A file whose totals do not say (written
         by hand, or before they kept it) is taken in the order it was written, so memory
         stays flat."""
+        from zerda.store.files.search import by_time, search_messages
+
         tally = self._last_tally(session_id)
         found: Iterable[Message] = search_messages(
             self._reader(self._existing(session_id)), matcher, filters

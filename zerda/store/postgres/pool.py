@@ -16,12 +16,12 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from zerda.errors import StoreError
+from zerda.store.postgres.urls import is_url, redact, split_netloc
 
 if TYPE_CHECKING:
     from psycopg import Connection
     from psycopg_pool import ConnectionPool
 
-SCHEMES = ("postgresql://", "postgres://")
 # Defaults for what the URL leaves unsaid: a dead host fails in seconds, not minutes,
 # and the server's views name who is connected.
 DEFAULTS = {"connect_timeout": "10", "application_name": "zerda"}
@@ -32,38 +32,6 @@ FIRST_WAIT = 1.0
 # out, so a server restarted meanwhile is simply reconnected to; calls in quick
 # succession (a memory loading a session makes several) skip the check.
 IDLE_CHECK = 1.0
-
-
-def is_url(location: object) -> bool:
-    """True when `location` is a PostgreSQL URL (`postgresql://...` or `postgres://...`)."""
-    return isinstance(location, str) and location.startswith(SCHEMES)
-
-
-def redact(url: str) -> str:
-    """`url` without its password (in the user part or a `password=` parameter), the
-    rest as given."""
-    scheme, sep, rest = url.partition("://")
-    netloc, tail = _split_netloc(rest)
-    if "@" in netloc:
-        user, _, host = netloc.rpartition("@")
-        netloc = f"{user.partition(':')[0]}@{host}"
-    tail = _PASSWORD_PARAMETER.sub(lambda m: m[1] if m[2] else "", tail)
-    return f"{scheme}{sep}{netloc}{tail}"
-
-
-def _split_netloc(rest: str) -> tuple[str, str]:
-    """`user:pass@host:port` and what follows it (path, query, fragment) of a URL's text
-    after `://`, however malformed (urlsplit refuses some, such as a bad IPv6 host).
-
-    The user part ends at the last `@`: a password holding `/`, `?` or `#` unescaped
-    stays in it, to be hidden (wrongly counting a later `@` in as well hides more)."""
-    host = rest.rfind("@") + 1
-    cut = min((at for at in (rest.find(c, host) for c in "/?#") if at >= 0), default=len(rest))
-    return rest[:cut], rest[cut:]
-
-
-# A `password=` query parameter: what comes before it (? or &), and whether more follow.
-_PASSWORD_PARAMETER = re.compile(r"([?&])password=[^&#]*(&?)")
 
 
 def _secrets(url: str) -> list[str]:
@@ -77,7 +45,7 @@ def _secrets(url: str) -> list[str]:
         password = None
     if password:
         found.add(str(password))
-    netloc = _split_netloc(url.partition("://")[2])[0] if "://" in url else ""
+    netloc = split_netloc(url.partition("://")[2])[0] if "://" in url else ""
     user = netloc.rpartition("@")[0]
     if ":" in user:
         found.add(user.partition(":")[2])

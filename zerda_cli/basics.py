@@ -1,0 +1,182 @@
+"""The work of `zerda add`, `show`, `stats` and `sessions`, the commands a shell runs most.
+
+Nothing here imports Typer: the full commands (`zerda_cli.app`) and the quick path
+(`zerda_cli.quick`) both call these functions, so both give the same output for the
+same arguments. Heavy modules load inside the branch that needs them.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Iterable
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from zerda.errors import ZerdaError
+
+if TYPE_CHECKING:
+    from zerda.messages import Message, Summary
+    from zerda.store.base import Store
+    from zerda.store.overview import SessionOverview
+
+
+class UsageProblem(ZerdaError):
+    """Arguments that do not go together (exit 2), told as a usage error of `command`."""
+
+    def __init__(self, message: str, command: str) -> None:
+        super().__init__(message)
+        self.command = command
+
+
+def check_add_shape(texts: list[str], role: str | None) -> None:
+    """A usage error unless `texts` are one CONTENT (with --role) or INPUT and OUTPUT."""
+    wanted = 1 if role is not None else 2
+    if len(texts) != wanted:
+        shape = (
+            "CONTENT with --role"
+            if role is not None
+            else "INPUT and OUTPUT (or --role ROLE CONTENT)"
+        )
+        raise UsageProblem(f"expected {shape}, got {len(texts)} argument(s)", "add")
+    if texts.count("-") > 1:
+        raise UsageProblem("only one argument can be '-' (stdin)", "add")
+
+
+def add(
+    session: str,
+    texts: list[str],
+    role: str | None,
+    metadata: dict[str, Any],
+    as_json: bool,
+    home: Path | None,
+    location: str | None,
+) -> None:
+    """`zerda add`, once its shape, metadata and role are checked: read `-` from stdin,
+    write the message or the turn, print it with --json."""
+    from zerda_cli.adding import record
+    from zerda_cli.inputs import resolve_texts
+    from zerda_cli.opening import open_store
+
+    values = resolve_texts(texts)
+    store = open_store(home, location, count_on_write=False, command="add")
+    stored = record(store, session, role, values, metadata)
+    if as_json:
+        from zerda_cli import render
+
+        render.write_json([m.to_dict() for m in stored])
+
+
+def show_format(as_json: bool, jsonl: bool, with_session: bool, fmt: str | None) -> str | None:
+    """The rendering `zerda show` was asked for (None: the terminal view or text), or a
+    usage error for flags that do not go together."""
+    chosen = [name for name, on in [("json", as_json), ("jsonl", jsonl)] if on]
+    chosen += [fmt] if fmt else []
+    if len(chosen) > 1:
+        raise UsageProblem("choose one of --json, --jsonl, --format", "show")
+    if with_session and not jsonl:
+        raise UsageProblem("--with-session goes with --jsonl", "show")
+    if jsonl and not with_session:
+        from zerda_cli.render import MESSAGE_LINES
+
+        return MESSAGE_LINES
+    return chosen[0] if chosen else None
+
+
+def show(
+    session: str,
+    last: int | None,
+    rendering: str | None,
+    pager: bool,
+    since: datetime | None,
+    until: datetime | None,
+    lenient: bool,
+    home: Path | None,
+    location: str | None,
+) -> None:
+    """`zerda show`: the transcript, streamed from the store."""
+    from zerda_cli import render
+    from zerda_cli.opening import open_store
+
+    store = open_store(home, location, lenient=lenient, command="show")
+    details = store.get_session(session)
+    summary, messages = history(store, session, last, since, until)
+    render.transcript(details, summary, messages, rendering, page=pager)
+
+
+def history(
+    store: Store,
+    session: str,
+    last: int | None,
+    since: datetime | None = None,
+    until: datetime | None = None,
+) -> tuple[Summary | None, Iterable[Message]]:
+    """The summary and the messages, streamed from the file; only the last `last` if given,
+    of those created in [since, until) if either is given."""
+    if since is not None or until is not None:
+        from zerda_cli.spans import messages_within
+
+        kept = messages_within(store.iter_messages(session), since, until)
+        return store.get_summary(session), deque(kept, maxlen=last) if last else kept
+    if last is None:
+        return store.get_summary(session), store.iter_messages(session)
+    memory = store.get_memory(session, lastn=last)
+    return memory.summary, memory.messages
+
+
+def stats(
+    session: str, as_json: bool, lenient: bool, home: Path | None, location: str | None
+) -> None:
+    """`zerda stats` without --models: the session's running totals."""
+    from zerda_cli import render
+    from zerda_cli.opening import open_store
+
+    store = open_store(home, location, lenient=lenient, command="stats")
+    render.stats(store.session_stats(session), as_json)
+
+
+# What `zerda sessions --sort` orders by: each key's value, and whether the order is
+# largest (newest) first. A session without a time sorts as the oldest.
+ORDERS: dict[str, tuple[Callable[[SessionOverview], Any], bool]] = {
+    "activity": (lambda o: o.stats.last_activity or "", True),
+    "created": (lambda o: o.created_at.timestamp() if o.created_at else float("-inf"), True),
+    "messages": (lambda o: o.stats.messages, True),
+    "tokens": (lambda o: o.stats.token_count, True),
+    "name": (lambda o: o.session_id, False),
+}
+
+
+def sessions(
+    since: datetime | None,
+    until: datetime | None,
+    limit: int | None,
+    sort: str,
+    reverse: bool,
+    as_json: bool,
+    home: Path | None,
+    location: str | None,
+) -> None:
+    """`zerda sessions`: every session's overview, in range, ordered and cut."""
+    from zerda_cli import render
+    from zerda_cli.opening import open_store
+
+    found = open_store(home, location, command="sessions").list_overviews()
+    if since is not None or until is not None:
+        from zerda_cli.spans import within
+
+        found = [o for o in found if within(_last_activity(o), since, until)]
+    render.sessions(ordered(found, sort, reverse)[:limit], as_json)
+
+
+def ordered(overviews: list[SessionOverview], sort: str, reverse: bool) -> list[SessionOverview]:
+    """`overviews` in `sort`'s order (ties by name), the other way round if `reverse`."""
+    key, largest_first = ORDERS[sort]
+    by_name = sorted(overviews, key=lambda o: o.session_id)
+    return sorted(by_name, key=key, reverse=largest_first != reverse)
+
+
+def _last_activity(overview: SessionOverview) -> datetime | None:
+    from zerda.messages import parse_time
+
+    stamp = overview.stats.last_activity
+    return parse_time(stamp) if stamp else None
