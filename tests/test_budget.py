@@ -77,7 +77,7 @@ def _alone(memory: BaseMemory, question: str | None, answer: str | None) -> Base
     return lone
 
 
-@pytest.mark.parametrize("limit", [12, 16, 19, 24])
+@pytest.mark.parametrize("limit", [34, 36, 38, 45])
 def test_a_summary_gives_way_to_the_newest_turn_within_the_budget(limit: int) -> None:
     memory = ConversationSummaryBufferMemory(max_token_limit=limit)
     for n in range(6):

@@ -3,8 +3,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -92,3 +93,42 @@ def test_a_failed_save_is_not_among_the_recent_turns() -> None:
 def test_a_bound_summary_memory_reads_an_unwritten_session_as_empty(home: Path) -> None:
     memory = ConversationSummaryMemory(store=SessionStore(home), session_id="never")
     assert memory.get_messages() == [] and memory.get_messages(limit=3) == []
+
+
+def test_a_bound_summary_never_takes_the_context_over_the_budget(store: SessionStore) -> None:
+    def long_summary(previous: str, new_turns: Sequence[dict[str, Any]]) -> str:
+        return (previous + " " + " ".join(f"{t['input']} {t['output']}" for t in new_turns)).strip()
+
+    writer = ConversationSummaryMemory(
+        long_summary, max_summary_tokens=200, store=store, session_id="s"
+    )
+    for n in range(12):
+        writer.save_context({"input": f"Fact {n}: the vault code is {n * 7}."}, {"output": "ok"})
+    reader = ConversationSummaryBufferMemory(
+        max_token_limit=60, summarizer=long_summary, max_summary_tokens=200,
+        store=store, session_id="s",
+    )  # fmt: skip
+    assert reader.chat_memory == [] and reader.summary  # the summary covers every turn
+    stats = reader.get_memory_stats()
+    assert stats["context_tokens"] <= 60 and stats["over_budget"] is False
+    assert reader.load_memory_variables({})["history"].endswith("…")
+
+
+def test_the_cut_follows_a_held_turn_edited_in_place() -> None:
+    memory = ConversationSummaryBufferMemory(max_token_limit=45)
+    for n in range(6):
+        memory.save_context({"input": f"Rome {n} is what"}, {"output": f"a capital {n}"})
+    assert len(memory.chat_memory) == 1 and memory.summary
+    assert memory.get_memory_stats()["context_tokens"] <= 45
+    memory.chat_memory[0]["input"] = "a longer question about Rome and its hills"
+    assert memory.get_memory_stats()["context_tokens"] <= 45  # the cut is made again
+
+
+def test_a_negative_limit_slices_alike_bound_or_not(store: SessionStore) -> None:
+    for memory in (
+        ConversationSummaryMemory(),
+        ConversationSummaryMemory(store=store, session_id="n"),
+    ):
+        for n in range(4):
+            memory.save_context({"input": f"q{n}"}, {"output": f"a{n}"})
+        assert [t["input"] for t in memory.get_messages(limit=-3)] == ["q3"]

@@ -358,7 +358,9 @@ class ConversationSummaryMemory(_SummaryMixin):
         return summary
 
     def _forget_save(self, dropped: list[Turn], state: Any) -> None:
-        if self.recent and dropped and self.recent[-1] is dropped[-1]:
+        for turn in reversed(dropped):
+            if not self.recent or self.recent[-1] is not turn:
+                break
             self.recent.pop()
         super()._forget_save(dropped, state)
 
@@ -374,9 +376,10 @@ class ConversationSummaryMemory(_SummaryMixin):
                 return turns[-limit:] if limit else turns
             if not store.exists(session_id):
                 return []
-            if limit:
+            if limit and limit > 0:
                 return last_turns(store.iter_messages_reversed(session_id), limit)
-            return turns_from_messages(store.iter_messages(session_id))
+            turns = turns_from_messages(store.iter_messages(session_id))
+            return turns[-limit:] if limit else turns  # a negative limit slices as a list does
 
     def clear(self) -> None:
         """Forget turns, summary and the recent turns."""
@@ -469,15 +472,23 @@ class ConversationSummaryBufferMemory(_SummaryMixin, ConversationTokenBufferMemo
             drop = wanted
 
     def _shown_summary(self) -> str:
-        """The summary, cut to the room the lone newest turn leaves when it and the whole
-        summary are over the budget (to nothing when the turn alone is): the budget gives
-        way to the newest turn only, never to the summary."""
+        """The summary, cut to the room the lone newest turn (or, with no turn held, the
+        system messages) leaves when the whole summary would go over the budget (to
+        nothing when the turn alone is): the budget gives way to the newest turn only,
+        never to the summary."""
         held = self.chat_memory
-        if not self.summary or len(held) != 1 or self._fits_with(self.summary):
+        if not self.summary or len(held) > 1:
             return self.summary
-        key = (self.summary, id(held[0]), len(self.system_messages), self.max_token_limit)
+        key = (
+            self.summary,
+            tuple((t["input"], t["output"], repr(t.get("messages"))) for t in held),
+            tuple((m.role, m.content) for m in self.system_messages),
+            self.max_token_limit,
+            self.encoding,
+        )
         if self._cut_cache is None or self._cut_cache[0] != key:
-            self._cut_cache = (key, self._cut_summary())
+            whole = self._fits_with(self.summary)
+            self._cut_cache = (key, self.summary if whole else self._cut_summary())
         return self._cut_cache[1]
 
     def _cut_summary(self) -> str:
