@@ -20,6 +20,7 @@ from zerda_cli.chat.command import chat
 from zerda_cli.commands.copy import copy
 from zerda_cli.commands.doctor import doctor
 from zerda_cli.commands.imports import ImportFormat, import_history
+from zerda_cli.commands.index import index_app
 from zerda_cli.commands.manage import fork, rename, title
 from zerda_cli.commands.prune import prune
 from zerda_cli.commands.search import search
@@ -350,4 +351,5 @@ def demo(
 app.command()(chat)
 app.command()(copy)
 app.add_typer(store_app)
+app.add_typer(index_app)
 app.command()(summarize)

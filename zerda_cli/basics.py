@@ -8,7 +8,7 @@ same arguments. Heavy modules load inside the branch that needs them.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -18,7 +18,6 @@ from zerda.errors import ZerdaError
 if TYPE_CHECKING:
     from zerda.messages import Message, Summary
     from zerda.store.base import Store
-    from zerda.store.overview import SessionOverview
 
 
 class UsageProblem(ZerdaError):
@@ -135,17 +134,6 @@ def stats(
     render.stats(store.session_stats(session), as_json)
 
 
-# What `zerda sessions --sort` orders by: each key's value, and whether the order is
-# largest (newest) first. A session without a time sorts as the oldest.
-ORDERS: dict[str, tuple[Callable[[SessionOverview], Any], bool]] = {
-    "activity": (lambda o: o.stats.last_activity or "", True),
-    "created": (lambda o: o.created_at.timestamp() if o.created_at else float("-inf"), True),
-    "messages": (lambda o: o.stats.messages, True),
-    "tokens": (lambda o: o.stats.token_count, True),
-    "name": (lambda o: o.session_id, False),
-}
-
-
 def sessions(
     since: datetime | None,
     until: datetime | None,
@@ -156,27 +144,15 @@ def sessions(
     home: Path | None,
     location: str | None,
 ) -> None:
-    """`zerda sessions`: every session's overview, in range, ordered and cut."""
+    """`zerda sessions`: the sessions' overviews, in range, ordered and cut (from the
+    archive index where the store keeps one)."""
     from zerda_cli import render
     from zerda_cli.opening import open_store
+    from zerda_cli.render.progress import ProgressLine
 
-    found = open_store(home, location, command="sessions").list_overviews()
-    if since is not None or until is not None:
-        from zerda_cli.spans import within
-
-        found = [o for o in found if within(_last_activity(o), since, until)]
-    render.sessions(ordered(found, sort, reverse)[:limit], as_json)
-
-
-def ordered(overviews: list[SessionOverview], sort: str, reverse: bool) -> list[SessionOverview]:
-    """`overviews` in `sort`'s order (ties by name), the other way round if `reverse`."""
-    key, largest_first = ORDERS[sort]
-    by_name = sorted(overviews, key=lambda o: o.session_id)
-    return sorted(by_name, key=key, reverse=largest_first != reverse)
-
-
-def _last_activity(overview: SessionOverview) -> datetime | None:
-    from zerda.messages import parse_time
-
-    stamp = overview.stats.last_activity
-    return parse_time(stamp) if stamp else None
+    store = open_store(home, location, command="sessions")
+    with ProgressLine("indexing sessions") as progress:
+        if hasattr(store, "index_progress"):
+            store.index_progress = progress
+        found = store.overviews(sort, reverse, limit, since, until)
+    render.sessions(found, as_json)

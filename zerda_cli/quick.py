@@ -34,7 +34,9 @@ def _count(low: int) -> Convert:
 
 
 def _sort_key(text: str) -> str:
-    if text not in basics.ORDERS:
+    from zerda.store.overview import ORDERS
+
+    if text not in ORDERS:
         raise ValueError(text)
     return text
 

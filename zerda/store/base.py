@@ -97,6 +97,25 @@ class Store(ABC):
         """Stats, title, creation time and opening words of every readable session, most
         recently active first (a session that cannot be read is skipped with a warning)."""
 
+    def overviews(
+        self,
+        sort: str = "activity",
+        reverse: bool = False,
+        limit: int | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+    ) -> list[SessionOverview]:
+        """The overviews `zerda sessions` lists: last active in [since, until) if either is
+        given, in `sort`'s order (activity, created, messages, tokens: largest first;
+        name: A-Z; ties by name), the other way round if `reverse`, at most `limit`.
+
+        Stores with an index answer from it; this default orders `list_overviews()`."""
+        from zerda.store.overview import active_within, check_listing, ordered
+
+        check_listing(sort, limit)
+        chosen = [o for o in self.list_overviews() if active_within(o, since, until)]
+        return ordered(chosen, sort, reverse)[:limit]
+
     @abstractmethod
     def delete_session(self, session_id: str) -> None:
         """Remove the session and everything in it."""

@@ -7,7 +7,7 @@ its first lines up to the first message that asks; the PostgreSQL store, one que
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from itertools import islice
@@ -74,3 +74,47 @@ def opening_of(messages: Iterable[Message]) -> str | None:
         if message.part == ASK:
             return message.content[:OPENING_CHARS]
     return None
+
+
+# What `Store.overviews` sorts by: each key's value, and whether the order is largest
+# (newest) first. A session without a time sorts as the oldest; ties go by name.
+ORDERS: dict[str, tuple[Callable[[SessionOverview], Any], bool]] = {
+    "activity": (lambda o: o.stats.last_activity or "", True),
+    "created": (lambda o: o.created_at.timestamp() if o.created_at else float("-inf"), True),
+    "messages": (lambda o: o.stats.messages, True),
+    "tokens": (lambda o: o.stats.token_count, True),
+    "name": (lambda o: o.session_id, False),
+}
+
+
+def ordered(
+    overviews: Iterable[SessionOverview], sort: str = "activity", reverse: bool = False
+) -> list[SessionOverview]:
+    """`overviews` in `sort`'s order (ties by name), the other way round if `reverse`."""
+    key, largest_first = ORDERS[sort]
+    by_name = sorted(overviews, key=lambda o: o.session_id)
+    return sorted(by_name, key=key, reverse=largest_first != reverse)
+
+
+def active_within(
+    overview: SessionOverview, since: datetime | None, until: datetime | None
+) -> bool:
+    """Whether the session's last message is in [since, until) (always, when neither is
+    given; never, for a session without messages, when one is)."""
+    if since is None and until is None:
+        return True
+    stamp = overview.stats.last_activity
+    if not stamp:
+        return False
+    moment = parse_time(stamp)
+    return (since is None or moment >= since) and (until is None or moment < until)
+
+
+def check_listing(sort: str, limit: int | None) -> None:
+    """InvalidArgumentError for a sort key `ORDERS` does not hold, or a limit below 1."""
+    from zerda.errors import InvalidArgumentError
+    from zerda.store.matching import check_limit
+
+    if sort not in ORDERS:
+        raise InvalidArgumentError(f"cannot sort sessions by {sort!r}: use {', '.join(ORDERS)}")
+    check_limit(limit)

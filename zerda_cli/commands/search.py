@@ -20,6 +20,7 @@ from zerda_cli.params import (
     open_store,
     usage_error,
 )
+from zerda_cli.render.progress import ProgressLine
 from zerda_cli.spans import SinceOpt, UntilOpt
 
 RoleOpt = Annotated[
@@ -68,9 +69,12 @@ def search(
     label = f"/{query}/" if regex else repr(query)
     try:
         store = open_store(home, location, lenient=lenient)
-        hits = store.search(
-            wanted, session, roles=role_names(role or []), since=since, until=until, limit=limit
-        )
+        with ProgressLine("indexing sessions") as progress:
+            if hasattr(store, "index_progress"):
+                store.index_progress = progress
+            hits = store.search(
+                wanted, session, roles=role_names(role or []), since=since, until=until, limit=limit
+            )
         found = render.search(hits, Matcher(wanted), label, as_json)
     except BrokenPipeError:
         raise  # whoever read the matches stopped: no trouble of the search's

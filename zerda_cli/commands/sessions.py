@@ -14,7 +14,7 @@ from zerda_cli.spans import SinceOpt, UntilOpt
 
 
 class SortKey(StrEnum):
-    """What `zerda sessions --sort` orders by (see `basics.ORDERS`)."""
+    """What `zerda sessions --sort` orders by (see `zerda.store.overview.ORDERS`)."""
 
     activity = "activity"
     created = "created"

@@ -61,6 +61,7 @@ from zerda.tokens import DEFAULT_ENCODING, count_tokens
 
 if TYPE_CHECKING:  # what only listing, search and doctor need loads with them
     from zerda.store.checks import Finding, Repair
+    from zerda.store.files.catalog import Catalog
     from zerda.store.matching import Filters, Matcher, Query
     from zerda.store.overview import SessionOverview
 
@@ -84,8 +85,13 @@ class SessionStore(Store):
         lenient: bool = False,
         encoding: str = DEFAULT_ENCODING,
         count_on_write: bool = True,
+        use_index: bool = True,
     ) -> None:
         self.home = Path(home).expanduser() if home is not None else default_home()
+        self.use_index = use_index
+        # Called with (sessions read, sessions to read) while the archive index is
+        # brought up to date (a progress line, say); None: quietly.
+        self.index_progress: Callable[[int, int], None] | None = None
         self.sessions_dir = self.home / "sessions"
         self.fsync = fsync
         self.lenient = lenient
@@ -314,6 +320,10 @@ class SessionStore(Store):
         One deleted since it was listed is left out; one that cannot be read is left
         out with a warning naming it.
         """
+        catalog = self.catalog()
+        if catalog is not None:
+            catalog.refresh()
+            return catalog.overviews()
         found = []
         for session_id in self.session_ids():
             try:
@@ -323,6 +333,35 @@ class SessionStore(Store):
             except StoreError as exc:
                 warnings.warn(f"skipped session {session_id}: {exc}", ZerdaWarning, stacklevel=2)
         return sorted(found, key=lambda o: o.stats.last_activity or "", reverse=True)
+
+    def overviews(
+        self,
+        sort: str = "activity",
+        reverse: bool = False,
+        limit: int | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+    ) -> list[SessionOverview]:
+        """`Store.overviews`, answered from the archive index (checked against the files
+        first) when this Python's SQLite has one to offer."""
+        from zerda.store.overview import check_listing
+
+        catalog = self.catalog()
+        if catalog is None:
+            return super().overviews(sort, reverse, limit, since, until)
+        check_listing(sort, limit)
+        catalog.refresh()
+        return catalog.overviews(sort, reverse, limit, since, until)
+
+    def catalog(self) -> Catalog | None:
+        """The archive index of this store (`zerda.store.files.catalog`), or None when
+        none can be used: SQLite without FTS5's trigram tokenizer, or a lenient store
+        (which reads damaged sessions the index leaves out)."""
+        from zerda.store.files import catalog
+
+        if self.lenient or not self.use_index or not catalog.available():
+            return None
+        return catalog.Catalog(self)
 
     def _overview(self, session_id: str) -> SessionOverview:
         from zerda.store.overview import OPENING_MESSAGES, SessionOverview, opening_of, title_of
@@ -607,11 +646,23 @@ class SessionStore(Store):
         if session_id:
             hits = self._search_in(session_id, matcher, filters, limit)
         else:
-            newest = ((sid, self._newest_time(sid)) for sid in self.session_ids())
+            newest = ((sid, self._newest_time(sid)) for sid in self._may_hold(matcher))
             hits = newest_hits(
                 newest, lambda sid: self._search_listed(sid, matcher, filters, limit)
             )
         return islice(hits, limit)
+
+    def _may_hold(self, matcher: Matcher) -> list[str]:
+        """The sessions a search must read: those the archive index says may hold the
+        text (it is checked against the files first), else every one."""
+        catalog = self.catalog() if matcher.needle is not None else None
+        if catalog is None or matcher.needle is None:
+            return self.session_ids()
+        catalog.refresh()
+        found = catalog.candidates(matcher.needle)
+        if found is None:
+            return self.session_ids()
+        return sorted(sid for sid in found if self.exists(sid))
 
     def _newest_time(self, session_id: str) -> float | None:
         """The time of the session's newest message (a timestamp), from its totals: that

@@ -1,0 +1,425 @@
+"""The file store's archive index: a catalog of sessions and a trigram index of their
+messages' text, in one SQLite file beside the sessions (`<home>/index.sqlite3`, 0600).
+
+Derived, never the truth. Before each use it is checked against the session files, one
+`stat` each (inode, size, modification time): a session written since, by any process or
+version, is read again (only its new lines when it grew by appending, the whole file
+when it was rewritten), one deleted is dropped. The session files are never read to
+answer from the index alone: a listing's rows are the overviews the store gathered from
+the files when they last changed, and a search takes from the index only which sessions
+may hold the text (every trigram of the casefolded query is in the casefolded text of
+one of their messages), then reads those sessions to match exactly. Deleting the file
+loses nothing: the next command builds it again. A damaged session is never indexed: a
+listing warns about it and a search reads it, as without an index.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import sqlite3
+import zlib
+from collections.abc import Callable, Iterator
+from contextlib import closing, contextmanager, suppress
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from zerda.errors import NotFoundError, StoreError
+from zerda.paths import SESSION_ID, SUFFIX
+from zerda.store.files.records import MESSAGE, loads
+
+if TYPE_CHECKING:
+    from zerda.store.files.store import SessionStore
+    from zerda.store.overview import SessionOverview
+
+NAME = "index.sqlite3"
+VERSION = "1"
+TAIL = 64  # bytes before the indexed end kept to tell an append from a rewrite
+GRAM = 3  # the trigram tokenizer's length: shorter queries cannot use the index
+MAX_GRAMS = 32  # trigrams of a query asked for at most (fewer only widen the candidates)
+Progress = Callable[[int, int], None]
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS sessions(
+    id TEXT PRIMARY KEY, ino INTEGER, size INTEGER, mtime_ns INTEGER,
+    indexed_to INTEGER, tail BLOB, damage TEXT, overview TEXT,
+    last_activity TEXT, last_ts REAL, created_ts REAL, messages INTEGER, tokens INTEGER,
+    text_bytes INTEGER
+);
+CREATE TABLE IF NOT EXISTS texts(rowid INTEGER PRIMARY KEY, session TEXT, folded BLOB);
+CREATE INDEX IF NOT EXISTS texts_by_session ON texts(session);
+CREATE VIRTUAL TABLE IF NOT EXISTS grams USING fts5(
+    folded, content='', tokenize='trigram case_sensitive 1', detail=none
+);
+"""
+# ORDER BY of each `zerda sessions --sort` key, largest (newest) first; ties by name.
+ORDERS = {
+    "activity": "last_activity",
+    "created": "created_ts",
+    "messages": "messages",
+    "tokens": "tokens",
+    "name": "id",
+}
+
+
+@dataclass(frozen=True)
+class Freshness:
+    """What a check of the index against the session files found and did."""
+
+    sessions: int  # session files now in the index (damaged ones included)
+    refreshed: int  # read again (new, appended to or rewritten)
+    dropped: int  # gone from disk, dropped from the index
+    damaged: int  # sessions that could not be read: never indexed
+
+    def to_dict(self) -> dict[str, int]:
+        return {
+            "sessions": self.sessions,
+            "refreshed": self.refreshed,
+            "dropped": self.dropped,
+            "damaged": self.damaged,
+        }
+
+
+@functools.cache
+def available() -> bool:
+    """Whether this Python's SQLite has FTS5 with the trigram tokenizer (3.34 and later)."""
+    with closing(sqlite3.connect(":memory:")) as db:
+        try:
+            db.execute("CREATE VIRTUAL TABLE t USING fts5(x, tokenize='trigram')")
+        except sqlite3.Error:
+            return False
+    return True
+
+
+class Catalog:
+    """The archive index of one file store (see the module docstring)."""
+
+    def __init__(self, store: SessionStore) -> None:
+        self.store = store
+        self.path = store.home / NAME
+
+    # -- the database -------------------------------------------------------------------
+
+    @contextmanager
+    def _db(self) -> Iterator[sqlite3.Connection]:
+        """A connection to the index, made (0600, with its schema) if need be."""
+        from zerda.paths import private_dir
+
+        private_dir(self.store.home)
+        if not self.path.exists():
+            with suppress(FileExistsError):
+                os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            db.executescript(SCHEMA)
+            found = db.execute("SELECT value FROM meta WHERE key='version'").fetchone()
+            if found is None:
+                db.execute("INSERT OR IGNORE INTO meta VALUES('version', ?)", (VERSION,))
+            elif found[0] != VERSION:
+                db.close()
+                self._remove()
+                db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+                db.executescript(SCHEMA)
+                db.execute("INSERT OR IGNORE INTO meta VALUES('version', ?)", (VERSION,))
+            yield db
+        except sqlite3.Error as exc:
+            raise StoreError(f"{self.path}: the archive index cannot be used: {exc}") from exc
+        finally:
+            db.close()
+
+    def _remove(self) -> None:
+        for suffix in ("", "-wal", "-shm"):
+            with suppress(FileNotFoundError):
+                os.unlink(f"{self.path}{suffix}")
+
+    # -- keeping it true ----------------------------------------------------------------
+
+    def refresh(self, progress: Progress | None = None) -> Freshness:
+        """Bring the index up to date with the session files (see the module docstring)."""
+        progress = progress or self.store.index_progress
+        on_disk = self._files()
+        with self._db() as db:
+            known = {row[0]: row[1:] for row in db.execute(
+                "SELECT id, ino, size, mtime_ns, damage IS NOT NULL FROM sessions"
+            )}  # fmt: skip
+            stale = [sid for sid, seen in on_disk.items() if known.get(sid, (None,))[:3] != seen]
+            gone = [sid for sid in known if sid not in on_disk]
+            for sid in gone:
+                with _transaction(db):
+                    self._forget(db, sid)
+            for done, sid in enumerate(stale, start=1):
+                self._reindex(db, sid)
+                if progress is not None:
+                    progress(done, len(stale))
+            damaged = db.execute("SELECT count(*) FROM sessions WHERE damage IS NOT NULL")
+            return Freshness(len(on_disk), len(stale), len(gone), damaged.fetchone()[0])
+
+    def _files(self) -> dict[str, tuple[int, int, int]]:
+        """(inode, size, modification time) of each session file, by session id."""
+        found: dict[str, tuple[int, int, int]] = {}
+        try:
+            entries = os.scandir(self.store.sessions_dir)
+        except FileNotFoundError:
+            return found
+        with entries:
+            for entry in entries:
+                sid = entry.name[: -len(SUFFIX)]
+                if not entry.name.endswith(SUFFIX) or not SESSION_ID.fullmatch(sid):
+                    continue
+                with suppress(FileNotFoundError):
+                    info = entry.stat(follow_symlinks=False)
+                    if info.st_size:
+                        found[sid] = (info.st_ino, info.st_size, info.st_mtime_ns)
+        return found
+
+    def _reindex(self, db: sqlite3.Connection, sid: str) -> None:
+        """Read the session again, only its new lines when it grew by appending."""
+        path = self.store.sessions_dir / f"{sid}{SUFFIX}"
+        try:
+            with open(path, "rb") as handle:
+                info = os.fstat(handle.fileno())
+                data = handle.read()
+        except FileNotFoundError:
+            with _transaction(db):
+                self._forget(db, sid)
+            return
+        seen = (info.st_ino, info.st_size, info.st_mtime_ns)
+        with _transaction(db):
+            row = db.execute(
+                "SELECT ino, indexed_to, tail, damage FROM sessions WHERE id=?", (sid,)
+            ).fetchone()
+            start = _appended_from(row, info.st_ino, data)
+            if start == 0:
+                self._forget(db, sid)
+            self._record(db, sid, seen, data, start)
+
+    def _record(
+        self, db: sqlite3.Connection, sid: str, seen: tuple[int, int, int], data: bytes, start: int
+    ) -> None:
+        """Index the message lines of `data` from `start`, and the session's overview."""
+        end = data.rfind(b"\n") + 1
+        damage, overview, added = None, None, 0
+        try:
+            added = self._index_lines(db, sid, data[start:end])
+            overview = self.store._overview(sid)
+        except NotFoundError:
+            self._forget(db, sid)
+            return
+        except (StoreError, ValueError) as exc:
+            damage = str(exc)
+        if damage is not None:
+            self._forget(db, sid)
+            start, end, added = 0, 0, 0
+        before = db.execute("SELECT text_bytes FROM sessions WHERE id=?", (sid,)).fetchone()
+        text_bytes = (before[0] if before and start else 0) + added
+        db.execute(
+            "INSERT OR REPLACE INTO sessions VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (
+                sid,
+                *seen,
+                end,
+                data[max(0, end - TAIL) : end],
+                damage,
+                *_columns(overview),
+                text_bytes,
+            ),
+        )
+
+    def _index_lines(self, db: sqlite3.Connection, sid: str, lines: bytes) -> int:
+        """Add the text of each message line; the bytes of text added."""
+        added = 0
+        for line in lines.split(b"\n"):
+            if b'"message"' not in line:
+                continue
+            record = loads(line)
+            if record.get("type") != MESSAGE or not isinstance(record.get("content"), str):
+                continue
+            folded = _encodable(record["content"].casefold())
+            rowid = db.execute(
+                "INSERT INTO texts(session, folded) VALUES (?, ?)",
+                (sid, zlib.compress(folded.encode("utf-8", "surrogatepass"), 1)),
+            ).lastrowid
+            db.execute("INSERT INTO grams(rowid, folded) VALUES (?, ?)", (rowid, folded))
+            added += len(record["content"].encode("utf-8", "surrogatepass"))
+        return added
+
+    def _forget(self, db: sqlite3.Connection, sid: str) -> None:
+        """Drop the session's texts (from the trigram index too) and its row."""
+        rows = db.execute("SELECT rowid, folded FROM texts WHERE session=?", (sid,)).fetchall()
+        for rowid, packed in rows:
+            folded = zlib.decompress(packed).decode("utf-8", "surrogatepass")
+            db.execute(
+                "INSERT INTO grams(grams, rowid, folded) VALUES('delete', ?, ?)", (rowid, folded)
+            )
+        db.execute("DELETE FROM texts WHERE session=?", (sid,))
+        db.execute("DELETE FROM sessions WHERE id=?", (sid,))
+
+    def rebuild(self, progress: Progress | None = None) -> Freshness:
+        """Delete the index and build it again from the session files."""
+        self._remove()
+        return self.refresh(progress)
+
+    # -- answering ----------------------------------------------------------------------
+
+    def overviews(
+        self,
+        sort: str = "activity",
+        reverse: bool = False,
+        limit: int | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+    ) -> list[SessionOverview]:
+        """The sessions' overviews in `sort`'s order (see `ORDERS`), last active in
+        [since, until) if either is given, at most `limit`; a damaged session is left out
+        with a warning, as `SessionStore.list_overviews` does."""
+        import warnings
+
+        from zerda.errors import ZerdaWarning
+
+        largest_first = sort != "name"
+        direction = "DESC" if largest_first != reverse else "ASC"
+        where, params = ["damage IS NULL"], []
+        if since is not None:
+            where.append("last_ts >= ?")
+            params.append(since.timestamp())
+        if until is not None:
+            where.append("last_ts < ?")
+            params.append(until.timestamp())
+        query = (
+            f"SELECT overview FROM sessions WHERE {' AND '.join(where)} "
+            f"ORDER BY {ORDERS[sort]} {direction}, id ASC"
+        )
+        if limit is not None:
+            query += f" LIMIT {int(limit)}"
+        with self._db() as db:
+            rows = db.execute(query, params).fetchall()
+            for sid, damage in db.execute(
+                "SELECT id, damage FROM sessions WHERE damage IS NOT NULL"
+            ):
+                warnings.warn(f"skipped session {sid}: {damage}", ZerdaWarning, stacklevel=3)
+        return [overview_from(json.loads(row[0])) for row in rows]
+
+    def candidates(self, needle: str) -> set[str] | None:
+        """The sessions that may hold `needle` (casefolded), damaged ones included; None
+        when it is too short for the index to narrow anything."""
+        grams = sorted({needle[at : at + GRAM] for at in range(len(needle) - GRAM + 1)})
+        if not grams or _unencodable(needle):
+            return None
+        wanted = " AND ".join('"' + gram.replace('"', '""') + '"' for gram in grams[:MAX_GRAMS])
+        with self._db() as db:
+            found = {row[0] for row in db.execute(
+                "SELECT DISTINCT t.session FROM grams JOIN texts t ON t.rowid = grams.rowid "
+                "WHERE grams MATCH ?", (wanted,),
+            )}  # fmt: skip
+            found |= {r[0] for r in db.execute("SELECT id FROM sessions WHERE damage IS NOT NULL")}
+        return found
+
+    def status(self) -> dict[str, Any]:
+        """How big the index is and what it holds (after a refresh, it is fresh)."""
+        with self._db() as db:
+            sessions, damaged, text = db.execute(
+                "SELECT count(*), count(damage), coalesce(sum(text_bytes), 0) FROM sessions"
+            ).fetchone()
+            messages = db.execute("SELECT count(*) FROM texts").fetchone()[0]
+        size = sum(
+            os.path.getsize(f"{self.path}{suffix}")
+            for suffix in ("", "-wal")
+            if os.path.exists(f"{self.path}{suffix}")
+        )
+        return {
+            "path": str(self.path),
+            "sessions": sessions,
+            "damaged": damaged,
+            "messages": messages,
+            "text_bytes": text,
+            "index_bytes": size,
+        }
+
+
+@contextmanager
+def _transaction(db: sqlite3.Connection) -> Iterator[None]:
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")
+
+
+def _unencodable(text: str) -> bool:
+    """Whether `text` holds a lone surrogate, which SQLite cannot take, or a NUL, at which
+    its tokenizer stops."""
+    if "\x00" in text:
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def _encodable(text: str) -> str:
+    """`text` with each lone surrogate and NUL replaced, for SQLite: a query holding one
+    is never answered from the index, and no trigram without one changes."""
+    if not _unencodable(text):
+        return text
+    return text.replace("\x00", "\ufffd").encode("utf-8", "replace").decode("utf-8")
+
+
+def _appended_from(row: Any, ino: int, data: bytes) -> int:
+    """Where the session's unindexed lines start: the indexed end when the file is the
+    one indexed, grown by appending (its bytes before that end unchanged), else 0."""
+    if row is None or row[3] is not None or row[0] != ino:
+        return 0
+    indexed_to, tail = row[1], row[2]
+    if (
+        not indexed_to
+        or len(data) < indexed_to
+        or data[indexed_to - len(tail) : indexed_to] != tail
+    ):
+        return 0
+    return int(indexed_to)
+
+
+def _columns(overview: SessionOverview | None) -> tuple[Any, ...]:
+    """The catalog's columns of an overview: its JSON, then what listings sort by."""
+    if overview is None:
+        return None, "", None, None, 0, 0
+    from zerda.messages import parse_time
+
+    stats = overview.stats
+    stamp = stats.last_activity
+    created = overview.created_at.timestamp() if overview.created_at else None
+    return (
+        json.dumps(overview.to_dict(), ensure_ascii=False),
+        stamp or "",
+        parse_time(stamp).timestamp() if stamp else None,
+        created,
+        stats.messages,
+        stats.token_count,
+    )
+
+
+def overview_from(data: dict[str, Any]) -> SessionOverview:
+    """The SessionOverview whose `to_dict()` is `data`."""
+    from dataclasses import fields
+
+    from zerda.messages import parse_time
+    from zerda.store.overview import SessionOverview
+    from zerda.store.stats import SessionStats
+
+    names = {f.name for f in fields(SessionStats)}
+    stats = SessionStats(**{k: v for k, v in data.items() if k in names})
+    created = parse_time(data["created_at"]) if data.get("created_at") else None
+    return SessionOverview(stats, data.get("title"), created, data.get("opening"))
+
+
+def index_path(home: Path) -> Path:
+    """Where the archive index of the sessions under `home` is kept."""
+    return home / NAME
