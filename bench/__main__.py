@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from bench import (
+    archive,
     flat,
     import_chatgpt,
     import_llm,
@@ -55,6 +56,7 @@ def main(argv: list[str] | None = None) -> int:
             ("summaries", lambda: summaries.summaries(sizes)),
             ("import", lambda: import_chatgpt.chatgpt_import(sizes, work)),
             ("import llm", lambda: import_llm.llm_import(sizes, cache, work)),
+            ("archive", lambda: archive.archive(sizes, cache, work)),
         ]
         for name, run in sections:
             print(f"-- {name}", file=sys.stderr, flush=True)

@@ -141,14 +141,15 @@ def test_a_damaged_session_is_read_by_search_and_skipped_by_listing(tmp_path: Pa
     with pytest.warns(Warning, match="skipped session b"):
         names = [o.session_id for o in store.overviews()]
     assert "b" not in names and "a" in names
-    found = hits(indexed(tmp_path), "été")  # read from the file, as without an index
+    found = hits(indexed(tmp_path), "été")  # read from the file, as with no index
     assert found == hits(scanned(tmp_path), "été") and [sid for sid, _ in found] == ["b"]
 
 
 BUILD = """
 import sys
 from zerda import SessionStore
-SessionStore(sys.argv[1], fsync=False).catalog().refresh(lambda done, total: print(done, flush=True))
+catalog = SessionStore(sys.argv[1], fsync=False).catalog()
+catalog.refresh(lambda done, total: print(done, flush=True))
 """
 
 

@@ -16,6 +16,7 @@ from zerda.errors import CorruptSessionError, SkippedLineWarning
 from zerda.messages import ROLE_TYPE_OF
 from zerda.store.base import Store
 from zerda_cli import basics, render
+from zerda_cli.browse.command import browse
 from zerda_cli.chat.command import chat
 from zerda_cli.commands.copy import copy
 from zerda_cli.commands.doctor import doctor
@@ -352,4 +353,5 @@ app.command()(chat)
 app.command()(copy)
 app.add_typer(store_app)
 app.add_typer(index_app)
+app.command()(browse)
 app.command()(summarize)

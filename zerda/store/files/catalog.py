@@ -36,9 +36,11 @@ if TYPE_CHECKING:
     from zerda.store.overview import SessionOverview
 
 NAME = "index.sqlite3"
-VERSION = "1"
+VERSION = "2"
 TAIL = 64  # bytes before the indexed end kept to tell an append from a rewrite
 GRAM = 3  # the trigram tokenizer's length: shorter queries cannot use the index
+BATCH = 256  # sessions indexed in one transaction
+COMPRESSION = 6  # zlib level of the kept texts (the trigram index's deletes need them)
 MAX_GRAMS = 32  # trigrams of a query asked for at most (fewer only widen the candidates)
 Progress = Callable[[int, int], None]
 SCHEMA = """
@@ -49,8 +51,9 @@ CREATE TABLE IF NOT EXISTS sessions(
     last_activity TEXT, last_ts REAL, created_ts REAL, messages INTEGER, tokens INTEGER,
     text_bytes INTEGER
 );
-CREATE TABLE IF NOT EXISTS texts(rowid INTEGER PRIMARY KEY, session TEXT, folded BLOB);
+CREATE TABLE IF NOT EXISTS texts(session TEXT, first INTEGER, count INTEGER, packed BLOB);
 CREATE INDEX IF NOT EXISTS texts_by_session ON texts(session);
+CREATE TABLE IF NOT EXISTS owners(rowid INTEGER PRIMARY KEY, session TEXT);
 CREATE VIRTUAL TABLE IF NOT EXISTS grams USING fts5(
     folded, content='', tokenize='trigram case_sensitive 1', detail=none
 );
@@ -149,13 +152,15 @@ class Catalog:
             )}  # fmt: skip
             stale = [sid for sid, seen in on_disk.items() if known.get(sid, (None,))[:3] != seen]
             gone = [sid for sid in known if sid not in on_disk]
-            for sid in gone:
-                with _transaction(db):
+            with _transaction(db):
+                for sid in gone:
                     self._forget(db, sid)
-            for done, sid in enumerate(stale, start=1):
-                self._reindex(db, sid)
+            for first in range(0, len(stale), BATCH):
+                with _transaction(db):  # one commit a batch: a killed build keeps whole ones
+                    for sid in stale[first : first + BATCH]:
+                        self._reindex(db, sid)
                 if progress is not None:
-                    progress(done, len(stale))
+                    progress(min(first + BATCH, len(stale)), len(stale))
             damaged = db.execute("SELECT count(*) FROM sessions WHERE damage IS NOT NULL")
             return Freshness(len(on_disk), len(stale), len(gone), damaged.fetchone()[0])
 
@@ -185,18 +190,16 @@ class Catalog:
                 info = os.fstat(handle.fileno())
                 data = handle.read()
         except FileNotFoundError:
-            with _transaction(db):
-                self._forget(db, sid)
+            self._forget(db, sid)
             return
         seen = (info.st_ino, info.st_size, info.st_mtime_ns)
-        with _transaction(db):
-            row = db.execute(
-                "SELECT ino, indexed_to, tail, damage FROM sessions WHERE id=?", (sid,)
-            ).fetchone()
-            start = _appended_from(row, info.st_ino, data)
-            if start == 0:
-                self._forget(db, sid)
-            self._record(db, sid, seen, data, start)
+        row = db.execute(
+            "SELECT ino, indexed_to, tail, damage FROM sessions WHERE id=?", (sid,)
+        ).fetchone()
+        start = _appended_from(row, info.st_ino, data)
+        if start == 0:
+            self._forget(db, sid)
+        self._record(db, sid, seen, data, start)
 
     def _record(
         self, db: sqlite3.Connection, sid: str, seen: tuple[int, int, int], data: bytes, start: int
@@ -232,30 +235,35 @@ class Catalog:
 
     def _index_lines(self, db: sqlite3.Connection, sid: str, lines: bytes) -> int:
         """Add the text of each message line; the bytes of text added."""
-        added = 0
+        added, folded = 0, []
         for line in lines.split(b"\n"):
             if b'"message"' not in line:
                 continue
             record = loads(line)
             if record.get("type") != MESSAGE or not isinstance(record.get("content"), str):
                 continue
-            folded = _encodable(record["content"].casefold())
-            rowid = db.execute(
-                "INSERT INTO texts(session, folded) VALUES (?, ?)",
-                (sid, zlib.compress(folded.encode("utf-8", "surrogatepass"), 1)),
-            ).lastrowid
-            db.execute("INSERT INTO grams(rowid, folded) VALUES (?, ?)", (rowid, folded))
+            folded.append(_encodable(record["content"].casefold()))
             added += len(record["content"].encode("utf-8", "surrogatepass"))
+        if not folded:
+            return 0
+        first = db.execute("SELECT coalesce(max(rowid), 0) + 1 FROM owners").fetchone()[0]
+        rowids = range(first, first + len(folded))
+        packed = zlib.compress(json.dumps(folded, ensure_ascii=False).encode("utf-8"), COMPRESSION)
+        db.execute("INSERT INTO texts VALUES (?, ?, ?, ?)", (sid, first, len(folded), packed))
+        db.executemany("INSERT INTO owners VALUES (?, ?)", ((rowid, sid) for rowid in rowids))
+        db.executemany("INSERT INTO grams(rowid, folded) VALUES (?, ?)", zip(rowids, folded, strict=True))
         return added
 
     def _forget(self, db: sqlite3.Connection, sid: str) -> None:
         """Drop the session's texts (from the trigram index too) and its row."""
-        rows = db.execute("SELECT rowid, folded FROM texts WHERE session=?", (sid,)).fetchall()
-        for rowid, packed in rows:
-            folded = zlib.decompress(packed).decode("utf-8", "surrogatepass")
-            db.execute(
-                "INSERT INTO grams(grams, rowid, folded) VALUES('delete', ?, ?)", (rowid, folded)
+        runs = db.execute("SELECT first, count, packed FROM texts WHERE session=?", (sid,))
+        for first, count, packed in runs.fetchall():
+            folded = json.loads(zlib.decompress(packed))
+            db.executemany(
+                "INSERT INTO grams(grams, rowid, folded) VALUES('delete', ?, ?)",
+                zip(range(first, first + count), folded, strict=True),
             )
+            db.execute("DELETE FROM owners WHERE rowid >= ? AND rowid < ?", (first, first + count))
         db.execute("DELETE FROM texts WHERE session=?", (sid,))
         db.execute("DELETE FROM sessions WHERE id=?", (sid,))
 
@@ -313,7 +321,7 @@ class Catalog:
         wanted = " AND ".join('"' + gram.replace('"', '""') + '"' for gram in grams[:MAX_GRAMS])
         with self._db() as db:
             found = {row[0] for row in db.execute(
-                "SELECT DISTINCT t.session FROM grams JOIN texts t ON t.rowid = grams.rowid "
+                "SELECT DISTINCT o.session FROM grams JOIN owners o ON o.rowid = grams.rowid "
                 "WHERE grams MATCH ?", (wanted,),
             )}  # fmt: skip
             found |= {r[0] for r in db.execute("SELECT id FROM sessions WHERE damage IS NOT NULL")}
@@ -325,7 +333,7 @@ class Catalog:
             sessions, damaged, text = db.execute(
                 "SELECT count(*), count(damage), coalesce(sum(text_bytes), 0) FROM sessions"
             ).fetchone()
-            messages = db.execute("SELECT count(*) FROM texts").fetchone()[0]
+            messages = db.execute("SELECT count(*) FROM owners").fetchone()[0]
         size = sum(
             os.path.getsize(f"{self.path}{suffix}")
             for suffix in ("", "-wal")

@@ -92,6 +92,10 @@ class SessionStore(Store):
         # Called with (sessions read, sessions to read) while the archive index is
         # brought up to date (a progress line, say); None: quietly.
         self.index_progress: Callable[[int, int], None] | None = None
+        # Seconds after a check of the archive index against the files in which it is
+        # trusted without another (0: checked at every use; the browser sets a little).
+        self.index_recheck_after = 0.0
+        self._index_checked = float("-inf")
         self.sessions_dir = self.home / "sessions"
         self.fsync = fsync
         self.lenient = lenient
@@ -350,7 +354,7 @@ class SessionStore(Store):
         if catalog is None:
             return super().overviews(sort, reverse, limit, since, until)
         check_listing(sort, limit)
-        catalog.refresh()
+        self._refreshed(catalog)
         return catalog.overviews(sort, reverse, limit, since, until)
 
     def catalog(self) -> Catalog | None:
@@ -362,6 +366,16 @@ class SessionStore(Store):
         if self.lenient or not self.use_index or not catalog.available():
             return None
         return catalog.Catalog(self)
+
+    def _refreshed(self, catalog: Catalog) -> None:
+        """Check the archive index against the files, unless that was done within
+        `index_recheck_after` seconds."""
+        import time
+
+        now = time.monotonic()
+        if now - self._index_checked >= self.index_recheck_after:
+            catalog.refresh()
+            self._index_checked = time.monotonic()
 
     def _overview(self, session_id: str) -> SessionOverview:
         from zerda.store.overview import OPENING_MESSAGES, SessionOverview, opening_of, title_of
@@ -658,7 +672,7 @@ class SessionStore(Store):
         catalog = self.catalog() if matcher.needle is not None else None
         if catalog is None or matcher.needle is None:
             return self.session_ids()
-        catalog.refresh()
+        self._refreshed(catalog)
         found = catalog.candidates(matcher.needle)
         if found is None:
             return self.session_ids()
