@@ -251,7 +251,8 @@ class Catalog:
         packed = zlib.compress(json.dumps(folded, ensure_ascii=False).encode("utf-8"), COMPRESSION)
         db.execute("INSERT INTO texts VALUES (?, ?, ?, ?)", (sid, first, len(folded), packed))
         db.executemany("INSERT INTO owners VALUES (?, ?)", ((rowid, sid) for rowid in rowids))
-        db.executemany("INSERT INTO grams(rowid, folded) VALUES (?, ?)", zip(rowids, folded, strict=True))
+        pairs = zip(rowids, folded, strict=True)
+        db.executemany("INSERT INTO grams(rowid, folded) VALUES (?, ?)", pairs)
         return added
 
     def _forget(self, db: sqlite3.Connection, sid: str) -> None:
