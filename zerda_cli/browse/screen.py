@@ -125,14 +125,17 @@ class Browser:
         return out
 
     def _footer(self) -> StyleAndTextTuples:
-        keys = VIEW_KEYS if self.state.opened is not None else LIST_KEYS
-        tail = f"  {one_line(self.state.message)}" if self.state.message else ""
-        return [("", keys + tail)]
+        if self.state.message:  # the last action's outcome, until the next one
+            return [("bold", f" {one_line(self.state.message)}")]
+        return [("", VIEW_KEYS if self.state.opened is not None else LIST_KEYS)]
 
     # -- what keys do ---------------------------------------------------------------
 
-    def refilter(self) -> None:
-        """The list again for the query as it is now."""
+    def refilter(self, changed: bool = False) -> None:
+        """The list again for the query as it is now (after a change of the browser's own,
+        `changed`, with the archive index checked against the files first)."""
+        if changed and hasattr(self.state.store, "mark_index_stale"):
+            self.state.store.mark_index_stale()
         try:
             self.state.listed = rows.rows_for(self.state.store, self.query.text)
             self.state.message = ""
@@ -236,7 +239,7 @@ class Browser:
             return
         self.state.store.delete_session(sid)
         self.state.opened = None
-        self.refilter()
+        self.refilter(changed=True)
         self.state.message = f"deleted {one_line(sid)}"
 
     def _after_change(self, opened: str | None) -> None:
@@ -244,7 +247,7 @@ class Browser:
         if self.state.opened is not None and opened is not None:
             self.state.opened = opened
             self.state.lines = rows.transcript(self.state.store, opened, self.query.text)
-        self.refilter()
+        self.refilter(changed=True)
         self.state.message = message
 
     # -- key bindings ---------------------------------------------------------------

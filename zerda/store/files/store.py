@@ -367,6 +367,11 @@ class SessionStore(Store):
             return None
         return catalog.Catalog(self)
 
+    def mark_index_stale(self) -> None:
+        """Check the archive index against the files at its next use, whatever
+        `index_recheck_after` says (after a write of one's own, say)."""
+        self._index_checked = float("-inf")
+
     def _refreshed(self, catalog: Catalog) -> None:
         """Check the archive index against the files, unless that was done within
         `index_recheck_after` seconds."""
