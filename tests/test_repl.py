@@ -14,6 +14,7 @@ from rich.console import Console
 from test_store_faults import rewrite_killed_at
 
 from zerda.clients.command import CommandClient
+from zerda.memory.budget import chat_tokens
 from zerda.messages import Summary
 from zerda.store import SessionStore
 from zerda_cli.chat.backends import ManualBackend
@@ -179,10 +180,12 @@ def test_a_summary_memory_over_a_session_without_one_folds_its_older_turns(
     for n in range(3):
         store.append_turn("s", f"Question {n}.", f"Answer {n}.")
     screen = Screen(store, [], memory="summary 30")  # one turn beside the summary
-    head, *rest = screen.chat.context(None)
+    context = screen.chat.context(None)
     assert screen.chat.memory.summary_turns == 2  # type: ignore[attr-defined]
-    assert "Question 0" in head["content"]
-    assert [m["content"] for m in rest] == ["Question 2.", "Answer 2."]
+    assert "Question 0" in (_text(store.get_summary("s")) or "")
+    # Beside the newest turn the summary is cut to what the budget leaves.
+    assert chat_tokens(context) <= 30
+    assert [m["content"] for m in context][-2:] == ["Question 2.", "Answer 2."]
 
 
 def test_piped_turns_as_json_lines_match_the_stored_messages(store: SessionStore) -> None:

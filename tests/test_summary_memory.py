@@ -43,7 +43,9 @@ def joining(previous: str, new_turns: Sequence[Turn]) -> str:
 def test_summary_memory_holds_no_turns_and_a_bounded_summary(count: int) -> None:
     memory = ConversationSummaryMemory(max_summary_tokens=200)
     fill(memory, count)
-    assert memory.chat_memory == [] and memory.get_messages() == []
+    assert memory.chat_memory == []  # every turn folded at once
+    recent = [t["input"] for t in memory.get_messages()]  # the ones it folded last, bounded
+    assert recent == [f"Question {n} about item {n}?" for n in range(max(0, count - 64), count)]
     assert memory.summary_turns == count
     assert count_tokens(memory.summary) <= 200
     text = memory.load_memory_variables({})["history"]

@@ -40,6 +40,7 @@ VERSION = "2"
 TAIL = 64  # bytes before the indexed end kept to tell an append from a rewrite
 GRAM = 3  # the trigram tokenizer's length: shorter queries cannot use the index
 BATCH = 256  # sessions indexed in one transaction
+BLOCK = 1 << 20  # bytes of a session file read at once
 COMPRESSION = 6  # zlib level of the kept texts (the trigram index's deletes need them)
 MAX_GRAMS = 32  # trigrams of a query asked for at most (fewer only widen the candidates)
 Progress = Callable[[int, int], None]
@@ -186,29 +187,30 @@ class Catalog:
         """Read the session again, only its new lines when it grew by appending."""
         path = self.store.sessions_dir / f"{sid}{SUFFIX}"
         try:
-            with open(path, "rb") as handle:
-                info = os.fstat(handle.fileno())
-                data = handle.read()
+            handle = open(path, "rb")  # noqa: SIM115 - closed below, read in blocks
         except FileNotFoundError:
             self._forget(db, sid)
             return
-        seen = (info.st_ino, info.st_size, info.st_mtime_ns)
-        row = db.execute(
-            "SELECT ino, indexed_to, tail, damage FROM sessions WHERE id=?", (sid,)
-        ).fetchone()
-        start = _appended_from(row, info.st_ino, data)
-        if start == 0:
-            self._forget(db, sid)
-        self._record(db, sid, seen, data, start)
+        with handle:
+            info = os.fstat(handle.fileno())
+            seen = (info.st_ino, info.st_size, info.st_mtime_ns)
+            row = db.execute(
+                "SELECT ino, indexed_to, tail, damage FROM sessions WHERE id=?", (sid,)
+            ).fetchone()
+            start = _appended_from(row, info.st_ino, handle.fileno())
+            if start == 0:
+                self._forget(db, sid)
+            self._record(db, sid, seen, handle.fileno(), start)
 
     def _record(
-        self, db: sqlite3.Connection, sid: str, seen: tuple[int, int, int], data: bytes, start: int
+        self, db: sqlite3.Connection, sid: str, seen: tuple[int, int, int], fd: int, start: int
     ) -> None:
-        """Index the message lines of `data` from `start`, and the session's overview."""
-        end = data.rfind(b"\n") + 1
-        damage, overview, added = None, None, 0
+        """Index the message lines of the file from `start`, and the session's overview."""
+        damage, overview, added, end = None, None, 0, start
         try:
-            added = self._index_lines(db, sid, data[start:end])
+            for block in _blocks(fd, start, seen[1]):
+                added += self._index_lines(db, sid, block)
+                end += len(block)
             overview = self.store._overview(sid)
         except NotFoundError:
             self._forget(db, sid)
@@ -226,7 +228,7 @@ class Catalog:
                 sid,
                 *seen,
                 end,
-                data[max(0, end - TAIL) : end],
+                os.pread(fd, min(TAIL, end), max(0, end - TAIL)),
                 damage,
                 *_columns(overview),
                 text_bytes,
@@ -381,19 +383,32 @@ def _encodable(text: str) -> str:
     return text.replace("\x00", "\ufffd").encode("utf-8", "replace").decode("utf-8")
 
 
-def _appended_from(row: Any, ino: int, data: bytes) -> int:
+def _appended_from(row: Any, ino: int, fd: int) -> int:
     """Where the session's unindexed lines start: the indexed end when the file is the
     one indexed, grown by appending (its bytes before that end unchanged), else 0."""
-    if row is None or row[3] is not None or row[0] != ino:
+    if row is None or row[3] is not None or row[0] != ino or not row[1]:
         return 0
-    indexed_to, tail = row[1], row[2]
-    if (
-        not indexed_to
-        or len(data) < indexed_to
-        or data[indexed_to - len(tail) : indexed_to] != tail
-    ):
+    indexed_to, tail = int(row[1]), bytes(row[2])
+    if os.pread(fd, len(tail), indexed_to - len(tail)) != tail:
         return 0
-    return int(indexed_to)
+    return indexed_to
+
+
+def _blocks(fd: int, start: int, size: int) -> Iterator[bytes]:
+    """The file's whole lines from `start` to `size`, about BLOCK bytes at a time (a line
+    longer than that whole); a last line without its newline (a write under way) is left."""
+    pending = b""
+    at = start
+    while at < size:
+        data = os.pread(fd, min(BLOCK, size - at), at)
+        if not data:
+            break
+        at += len(data)
+        pending += data
+        cut = pending.rfind(b"\n") + 1
+        if cut:
+            yield pending[:cut]
+            pending = pending[cut:]
 
 
 def _columns(overview: SessionOverview | None) -> tuple[Any, ...]:
