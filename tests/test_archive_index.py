@@ -120,11 +120,56 @@ def test_the_index_can_be_deleted_and_is_built_again(tmp_path: Path) -> None:
     seeded(tmp_path)
     (tmp_path / NAME).unlink()
     assert_index_true(tmp_path)
-    (tmp_path / NAME).write_bytes(b"not a database at all")
-    with pytest.raises(Exception, match="archive index"):
-        indexed(tmp_path).overviews()
+    (tmp_path / NAME).write_bytes(b"not a database at all" * 100)  # damaged: made again
+    assert_index_true(tmp_path)
+    assert (tmp_path / NAME).stat().st_mode & 0o777 == 0o600
     indexed(tmp_path).catalog().rebuild()  # type: ignore[union-attr]
     assert_index_true(tmp_path)
+
+
+def test_another_versions_index_is_made_again_in_place(tmp_path: Path) -> None:
+    seeded(tmp_path)
+    with sqlite3.connect(tmp_path / NAME) as db:
+        db.execute("UPDATE meta SET value='0' WHERE key='version'")
+    assert_index_true(tmp_path)
+    assert (tmp_path / NAME).stat().st_mode & 0o777 == 0o600
+
+
+def test_a_message_type_written_as_an_escape_is_indexed(tmp_path: Path) -> None:
+    store = seeded(tmp_path)
+    path = store.sessions_dir / "a.jsonl"
+    lines = path.read_bytes().splitlines(keepends=True)
+    record = json.loads(lines[1])
+    record.update(uuid="11111111-2222-4333-8444-666666666666", content="escaped gnu")
+    line = json.dumps(record).replace('"message"', '"\\u006dessage"').encode() + b"\n"
+    path.write_bytes(b"".join(lines) + line)
+    assert hits(indexed(tmp_path), "escaped gnu") == hits(scanned(tmp_path), "escaped gnu") != []
+
+
+def test_a_rewrite_in_place_of_the_same_size_is_read_again(tmp_path: Path) -> None:
+    store = seeded(tmp_path)
+    path = store.sessions_dir / "a.jsonl"
+    data = path.read_bytes()
+    time.sleep(0.01)
+    with path.open("r+b") as handle:  # same inode, same size, other words
+        handle.write(data.replace(b"zebrafish", b"kingfishr"))
+    assert hits(indexed(tmp_path), "kingfishr") == hits(scanned(tmp_path), "kingfishr") != []
+    assert hits(indexed(tmp_path), "zebrafish") == hits(scanned(tmp_path), "zebrafish")
+
+
+def test_a_path_that_is_not_a_file_is_left_out_with_a_warning(tmp_path: Path) -> None:
+    store = seeded(tmp_path)
+    (store.sessions_dir / "x.jsonl").mkdir()
+    with pytest.warns(Warning, match="skipped session x"):
+        names = [o.session_id for o in indexed(tmp_path).overviews()]
+    assert "x" not in names and "a" in names
+
+
+def test_overviews_follow_the_reading_stores_encoding(tmp_path: Path) -> None:
+    seeded(tmp_path)
+    other = SessionStore(tmp_path, encoding="o200k_base")
+    plain = SessionStore(tmp_path, encoding="o200k_base", use_index=False)
+    assert [o.to_dict() for o in other.overviews()] == [o.to_dict() for o in plain.overviews()]
 
 
 def test_the_index_is_private(tmp_path: Path) -> None:

@@ -34,7 +34,10 @@ def test_quick_run_writes_every_section(tmp_path: Path) -> None:
         "postgres",
         "summaries",
         "import",
+        "archive",
     }
+    archive = [r for r in rows if r["section"] == "archive"]
+    assert archive and all(r["zerda"] for r in archive), archive
     summaries = [r for r in rows if r["section"] == "summaries"]
     assert len(summaries) == 6 and all(r["zerda"] > 0 for r in summaries)
     for row in (r for r in rows if r["section"] == "flat memory"):

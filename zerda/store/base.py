@@ -112,7 +112,7 @@ class Store(ABC):
         Stores with an index answer from it; this default orders `list_overviews()`."""
         from zerda.store.overview import active_within, check_listing, ordered
 
-        check_listing(sort, limit)
+        check_listing(sort, limit, since, until)
         chosen = [o for o in self.list_overviews() if active_within(o, since, until)]
         return ordered(chosen, sort, reverse)[:limit]
 

@@ -110,11 +110,15 @@ def active_within(
     return (since is None or moment >= since) and (until is None or moment < until)
 
 
-def check_listing(sort: str, limit: int | None) -> None:
-    """InvalidArgumentError for a sort key `ORDERS` does not hold, or a limit below 1."""
+def check_listing(
+    sort: str, limit: int | None, since: datetime | None = None, until: datetime | None = None
+) -> None:
+    """InvalidArgumentError for a sort key `ORDERS` does not hold, a limit below 1, or a
+    time without a timezone."""
     from zerda.errors import InvalidArgumentError
-    from zerda.store.matching import check_limit
+    from zerda.store.matching import Filters, check_limit
 
     if sort not in ORDERS:
         raise InvalidArgumentError(f"cannot sort sessions by {sort!r}: use {', '.join(ORDERS)}")
     check_limit(limit)
+    Filters.of((), since, until)

@@ -103,6 +103,7 @@ def _body(text: str, matcher: Matcher | None) -> list[Line]:
     """`text` indented, one screen line a line, matches of `matcher` highlighted."""
     lines = []
     for raw in text.split("\n"):
+        raw = raw.removesuffix("\r")  # a CRLF line end is a line end
         spans = matcher.spans(raw) if matcher else []
         pieces: Line = [("", "  ")]
         at = 0

@@ -69,7 +69,10 @@ class Browser:
 
     def __init__(self, store: Store) -> None:
         self.state = State(store)
-        self.query = Buffer(multiline=False, on_text_changed=lambda _: self.refilter())
+        viewing = Condition(lambda: self.state.opened is not None)
+        self.query = Buffer(
+            multiline=False, read_only=viewing, on_text_changed=lambda _: self.refilter()
+        )
         self.answer = Buffer(multiline=False)
         self.prompt_label = ""
         self.height = 20
@@ -134,13 +137,17 @@ class Browser:
     def refilter(self, changed: bool = False) -> None:
         """The list again for the query as it is now (after a change of the browser's own,
         `changed`, with the archive index checked against the files first)."""
+        import warnings
+
         if changed and hasattr(self.state.store, "mark_index_stale"):
             self.state.store.mark_index_stale()
-        try:
-            self.state.listed = rows.rows_for(self.state.store, self.query.text)
-            self.state.message = ""
-        except ZerdaError as exc:
-            self.state.listed, self.state.message = [], str(exc)
+        with warnings.catch_warnings(record=True) as caught:  # never over the screen
+            warnings.simplefilter("always")
+            try:
+                self.state.listed = rows.rows_for(self.state.store, self.query.text)
+                self.state.message = str(caught[0].message) if caught else ""
+            except ZerdaError as exc:
+                self.state.listed, self.state.message = [], str(exc)
         self.state.selected = 0
 
     def move(self, by: int) -> None:

@@ -19,6 +19,7 @@ import functools
 import json
 import os
 import sqlite3
+import stat
 import zlib
 from collections.abc import Callable, Iterator
 from contextlib import closing, contextmanager, suppress
@@ -36,7 +37,7 @@ if TYPE_CHECKING:
     from zerda.store.overview import SessionOverview
 
 NAME = "index.sqlite3"
-VERSION = "2"
+VERSION = "3"
 TAIL = 64  # bytes before the indexed end kept to tell an append from a rewrite
 GRAM = 3  # the trigram tokenizer's length: shorter queries cannot use the index
 BATCH = 256  # sessions indexed in one transaction
@@ -44,21 +45,19 @@ BLOCK = 1 << 20  # bytes of a session file read at once
 COMPRESSION = 6  # zlib level of the kept texts (the trigram index's deletes need them)
 MAX_GRAMS = 32  # trigrams of a query asked for at most (fewer only widen the candidates)
 Progress = Callable[[int, int], None]
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
-CREATE TABLE IF NOT EXISTS sessions(
-    id TEXT PRIMARY KEY, ino INTEGER, size INTEGER, mtime_ns INTEGER,
-    indexed_to INTEGER, tail BLOB, damage TEXT, overview TEXT,
-    last_activity TEXT, last_ts REAL, created_ts REAL, messages INTEGER, tokens INTEGER,
-    text_bytes INTEGER
-);
-CREATE TABLE IF NOT EXISTS texts(session TEXT, first INTEGER, count INTEGER, packed BLOB);
-CREATE INDEX IF NOT EXISTS texts_by_session ON texts(session);
-CREATE TABLE IF NOT EXISTS owners(rowid INTEGER PRIMARY KEY, session TEXT);
-CREATE VIRTUAL TABLE IF NOT EXISTS grams USING fts5(
-    folded, content='', tokenize='trigram case_sensitive 1', detail=none
-);
-"""
+TABLES = ("meta", "sessions", "texts", "owners", "grams")
+SCHEMA = (
+    "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT)",
+    "CREATE TABLE sessions(id TEXT PRIMARY KEY, ino INTEGER, size INTEGER, mtime_ns INTEGER,"
+    " indexed_to INTEGER, tail BLOB, damage TEXT, encoding TEXT, overview TEXT,"
+    " last_activity TEXT, last_ts REAL, created_ts REAL, messages INTEGER, tokens INTEGER,"
+    " text_bytes INTEGER)",
+    "CREATE TABLE texts(session TEXT, first INTEGER, count INTEGER, packed BLOB)",
+    "CREATE INDEX texts_by_session ON texts(session)",
+    "CREATE TABLE owners(rowid INTEGER PRIMARY KEY, session TEXT)",
+    "CREATE VIRTUAL TABLE grams USING fts5(folded, content='',"
+    " tokenize='trigram case_sensitive 1', detail=none)",
+)
 # ORDER BY of each `zerda sessions --sort` key, largest (newest) first; ties by name.
 ORDERS = {
     "activity": "last_activity",
@@ -109,32 +108,51 @@ class Catalog:
 
     @contextmanager
     def _db(self) -> Iterator[sqlite3.Connection]:
-        """A connection to the index, made (0600, with its schema) if need be."""
-        from zerda.paths import private_dir
-
-        private_dir(self.store.home)
-        if not self.path.exists():
-            with suppress(FileExistsError):
-                os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
-        db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+        """A connection to the index (see `_open`); its failures are StoreError."""
         try:
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=NORMAL")
-            db.executescript(SCHEMA)
-            found = db.execute("SELECT value FROM meta WHERE key='version'").fetchone()
-            if found is None:
-                db.execute("INSERT OR IGNORE INTO meta VALUES('version', ?)", (VERSION,))
-            elif found[0] != VERSION:
-                db.close()
-                self._remove()
-                db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
-                db.executescript(SCHEMA)
-                db.execute("INSERT OR IGNORE INTO meta VALUES('version', ?)", (VERSION,))
+            db = self._open()
+        except sqlite3.Error as exc:
+            raise StoreError(f"{self.path}: the archive index cannot be used: {exc}") from exc
+        try:
             yield db
         except sqlite3.Error as exc:
             raise StoreError(f"{self.path}: the archive index cannot be used: {exc}") from exc
         finally:
             db.close()
+
+    def _open(self) -> sqlite3.Connection:
+        """A connection to the index, made (0600, with this version's schema) if need be;
+        a file that is not a database, or a damaged one, is made again."""
+        try:
+            return self._connect()
+        except sqlite3.OperationalError:
+            raise  # busy, or the disk: the file itself is fine
+        except sqlite3.DatabaseError:
+            self._remove()
+            return self._connect()
+
+    def _connect(self) -> sqlite3.Connection:
+        from zerda.paths import private_dir
+
+        private_dir(self.store.home)
+        with suppress(FileExistsError):
+            os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        db = sqlite3.connect(self.path, timeout=60, isolation_level=None)
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            if _version(db) != VERSION:
+                with _transaction(db):  # another version's tables: made again, in place
+                    if _version(db) != VERSION:
+                        for table in TABLES:
+                            db.execute(f"DROP TABLE IF EXISTS {table}")
+                        for statement in SCHEMA:
+                            db.execute(statement)
+                        db.execute("INSERT INTO meta VALUES('version', ?)", (VERSION,))
+            return db
+        except BaseException:
+            db.close()
+            raise
 
     def _remove(self) -> None:
         for suffix in ("", "-wal", "-shm"):
@@ -148,10 +166,15 @@ class Catalog:
         progress = progress or self.store.index_progress
         on_disk = self._files()
         with self._db() as db:
+            encoding = self.store.encoding
             known = {row[0]: row[1:] for row in db.execute(
-                "SELECT id, ino, size, mtime_ns, damage IS NOT NULL FROM sessions"
+                "SELECT id, ino, size, mtime_ns, coalesce(encoding, ?) FROM sessions", (encoding,)
             )}  # fmt: skip
-            stale = [sid for sid, seen in on_disk.items() if known.get(sid, (None,))[:3] != seen]
+            stale = [
+                sid
+                for sid, seen in on_disk.items()
+                if known.get(sid, (None,) * 4)[:3] != seen or known[sid][3] != encoding
+            ]
             gone = [sid for sid in known if sid not in on_disk]
             with _transaction(db):
                 for sid in gone:
@@ -184,23 +207,46 @@ class Catalog:
         return found
 
     def _reindex(self, db: sqlite3.Connection, sid: str) -> None:
-        """Read the session again, only its new lines when it grew by appending."""
+        """Read the session again, only its new lines when it grew by appending; nothing
+        when another process brought it up to date meanwhile. A path that is not a
+        regular file, or cannot be read, is recorded as damaged."""
         path = self.store.sessions_dir / f"{sid}{SUFFIX}"
         try:
-            handle = open(path, "rb")  # noqa: SIM115 - closed below, read in blocks
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
         except FileNotFoundError:
             self._forget(db, sid)
             return
-        with handle:
-            info = os.fstat(handle.fileno())
+        except OSError as exc:
+            self._damaged(db, sid, os.lstat(path), f"cannot be read: {exc.strerror}")
+            return
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                self._damaged(db, sid, info, "is not a regular file")
+                return
             seen = (info.st_ino, info.st_size, info.st_mtime_ns)
             row = db.execute(
-                "SELECT ino, indexed_to, tail, damage FROM sessions WHERE id=?", (sid,)
+                "SELECT ino, indexed_to, tail, damage, size, mtime_ns, encoding"
+                " FROM sessions WHERE id=?",
+                (sid,),
             ).fetchone()
-            start = _appended_from(row, info.st_ino, handle.fileno())
+            if (
+                row is not None
+                and (row[0], row[4], row[5]) == seen
+                and (row[3] is not None or row[6] == self.store.encoding)
+            ):
+                return  # done by another process since this one looked
+            start = _appended_from(row, seen, fd)
             if start == 0:
                 self._forget(db, sid)
-            self._record(db, sid, seen, handle.fileno(), start)
+            self._record(db, sid, seen, fd, start)
+        finally:
+            os.close(fd)
+
+    def _damaged(self, db: sqlite3.Connection, sid: str, info: os.stat_result, why: str) -> None:
+        self._forget(db, sid)
+        seen = (info.st_ino, info.st_size, info.st_mtime_ns)
+        self._write_row(db, sid, seen, 0, b"", why, None, 0)
 
     def _record(
         self, db: sqlite3.Connection, sid: str, seen: tuple[int, int, int], fd: int, start: int
@@ -215,31 +261,38 @@ class Catalog:
         except NotFoundError:
             self._forget(db, sid)
             return
-        except (StoreError, ValueError) as exc:
+        except (StoreError, ValueError, OSError) as exc:
             damage = str(exc)
         if damage is not None:
-            self._forget(db, sid)
-            start, end, added = 0, 0, 0
+            self._damaged(db, sid, os.fstat(fd), damage)
+            return
         before = db.execute("SELECT text_bytes FROM sessions WHERE id=?", (sid,)).fetchone()
         text_bytes = (before[0] if before and start else 0) + added
+        tail = os.pread(fd, min(TAIL, end), max(0, end - TAIL))
+        self._write_row(db, sid, seen, end, tail, None, overview, text_bytes)
+
+    def _write_row(
+        self,
+        db: sqlite3.Connection,
+        sid: str,
+        seen: tuple[int, int, int],
+        end: int,
+        tail: bytes,
+        damage: str | None,
+        overview: SessionOverview | None,
+        text_bytes: int,
+    ) -> None:
+        encoding = None if damage is not None else self.store.encoding
         db.execute(
-            "INSERT OR REPLACE INTO sessions VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            (
-                sid,
-                *seen,
-                end,
-                os.pread(fd, min(TAIL, end), max(0, end - TAIL)),
-                damage,
-                *_columns(overview),
-                text_bytes,
-            ),
+            "INSERT OR REPLACE INTO sessions VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (sid, *seen, end, tail, damage, encoding, *_columns(overview), text_bytes),
         )
 
     def _index_lines(self, db: sqlite3.Connection, sid: str, lines: bytes) -> int:
         """Add the text of each message line; the bytes of text added."""
         added, folded = 0, []
         for line in lines.split(b"\n"):
-            if b'"message"' not in line:
+            if b'"message"' not in line and b"\\u" not in line:  # the type may be escaped
                 continue
             record = loads(line)
             if record.get("type") != MESSAGE or not isinstance(record.get("content"), str):
@@ -271,8 +324,14 @@ class Catalog:
         db.execute("DELETE FROM sessions WHERE id=?", (sid,))
 
     def rebuild(self, progress: Progress | None = None) -> Freshness:
-        """Delete the index and build it again from the session files."""
-        self._remove()
+        """Empty the index and build it again from the session files (in place, so other
+        processes using it meanwhile see an index being built, never a missing one)."""
+        with self._db() as db:
+            with _transaction(db):
+                for table in ("sessions", "texts", "owners"):
+                    db.execute(f"DELETE FROM {table}")
+                db.execute("INSERT INTO grams(grams) VALUES('delete-all')")
+            db.execute("VACUUM")
         return self.refresh(progress)
 
     # -- answering ----------------------------------------------------------------------
@@ -290,8 +349,10 @@ class Catalog:
         with a warning, as `SessionStore.list_overviews` does."""
         import warnings
 
-        from zerda.errors import ZerdaWarning
+        from zerda.errors import InvalidArgumentError, ZerdaWarning
 
+        if any(moment is not None and moment.tzinfo is None for moment in (since, until)):
+            raise InvalidArgumentError("since and until must be timezone-aware datetimes")
         largest_first = sort != "name"
         direction = "DESC" if largest_first != reverse else "ASC"
         where, params = ["damage IS NULL"], []
@@ -352,6 +413,14 @@ class Catalog:
         }
 
 
+def _version(db: sqlite3.Connection) -> str | None:
+    """The schema version the index was made with, None when it has none."""
+    if db.execute("SELECT 1 FROM sqlite_master WHERE name='meta'").fetchone() is None:
+        return None
+    found = db.execute("SELECT value FROM meta WHERE key='version'").fetchone()
+    return None if found is None else str(found[0])
+
+
 @contextmanager
 def _transaction(db: sqlite3.Connection) -> Iterator[None]:
     db.execute("BEGIN IMMEDIATE")
@@ -383,10 +452,13 @@ def _encodable(text: str) -> str:
     return text.replace("\x00", "\ufffd").encode("utf-8", "replace").decode("utf-8")
 
 
-def _appended_from(row: Any, ino: int, fd: int) -> int:
+def _appended_from(row: Any, seen: tuple[int, int, int], fd: int) -> int:
     """Where the session's unindexed lines start: the indexed end when the file is the
-    one indexed, grown by appending (its bytes before that end unchanged), else 0."""
-    if row is None or row[3] is not None or row[0] != ino or not row[1]:
+    one indexed (same inode), grown past that end by appending (its bytes before the end
+    unchanged), else 0. A file that changed without growing was rewritten."""
+    if row is None or row[3] is not None or row[0] != seen[0] or not row[1]:
+        return 0
+    if seen[1] <= int(row[1]):
         return 0
     indexed_to, tail = int(row[1]), bytes(row[2])
     if os.pread(fd, len(tail), indexed_to - len(tail)) != tail:

@@ -326,8 +326,11 @@ class SessionStore(Store):
         """
         catalog = self.catalog()
         if catalog is not None:
-            catalog.refresh()
-            return catalog.overviews()
+            try:
+                self._refreshed(catalog)
+                return catalog.overviews()
+            except StoreError as exc:
+                _index_failed(exc)
         found = []
         for session_id in self.session_ids():
             try:
@@ -347,15 +350,19 @@ class SessionStore(Store):
         until: datetime | None = None,
     ) -> list[SessionOverview]:
         """`Store.overviews`, answered from the archive index (checked against the files
-        first) when this Python's SQLite has one to offer."""
+        first) when this Python's SQLite has one to offer; should the index fail (a disk
+        error, a lock held too long), from the files, with a warning."""
         from zerda.store.overview import check_listing
 
+        check_listing(sort, limit, since, until)
         catalog = self.catalog()
-        if catalog is None:
-            return super().overviews(sort, reverse, limit, since, until)
-        check_listing(sort, limit)
-        self._refreshed(catalog)
-        return catalog.overviews(sort, reverse, limit, since, until)
+        if catalog is not None:
+            try:
+                self._refreshed(catalog)
+                return catalog.overviews(sort, reverse, limit, since, until)
+            except StoreError as exc:
+                _index_failed(exc)
+        return super().overviews(sort, reverse, limit, since, until)
 
     def catalog(self) -> Catalog | None:
         """The archive index of this store (`zerda.store.files.catalog`), or None when
@@ -677,8 +684,12 @@ class SessionStore(Store):
         catalog = self.catalog() if matcher.needle is not None else None
         if catalog is None or matcher.needle is None:
             return self.session_ids()
-        self._refreshed(catalog)
-        found = catalog.candidates(matcher.needle)
+        try:
+            self._refreshed(catalog)
+            found = catalog.candidates(matcher.needle)
+        except StoreError as exc:
+            _index_failed(exc)
+            found = None
         if found is None:
             return self.session_ids()
         return sorted(sid for sid in found if self.exists(sid))
@@ -891,3 +902,8 @@ def _decoded(line: bytes) -> dict[str, Any] | None:
         return loads(line)
     except ValueError:
         return None
+
+
+def _index_failed(exc: StoreError) -> None:
+    """Say that the archive index could not be used (the files answer instead)."""
+    warnings.warn(f"{exc}; reading the session files instead", ZerdaWarning, stacklevel=3)
