@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import subprocess
+import sys
 from pathlib import Path
 
 from bench.corpus import NEEDLE
@@ -70,7 +71,7 @@ def _one_size(zerda: str, llm: str, count: int, cache: Path, work: Path, runs: i
     )
     zenv, lenv = {"ZERDA_HOME": str(home)}, {"LLM_USER_PATH": str(user)}
     commands = {
-        "python -c pass": Command(["python3", "-c", "pass"]),
+        "python -c pass": Command([sys.executable, "-c", "pass"]),
         "zerda sessions": Command([zerda, "sessions", "--limit", "20"], zenv),
         "llm logs list": Command([llm, "logs", "list", "-n", "20"], lenv),
         "zerda search": Command([zerda, "search", NEEDLE], zenv, exits=(0, 1)),

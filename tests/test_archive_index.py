@@ -33,7 +33,7 @@ def scanned(home: Path) -> SessionStore:
 
 
 def indexed(home: Path) -> SessionStore:
-    return SessionStore(home, fsync=False)
+    return SessionStore(home, fsync=False, index_from=0)
 
 
 def listing(store: SessionStore) -> list[list[dict[str, object]]]:
@@ -58,6 +58,9 @@ def assert_index_true(home: Path) -> None:
     assert [o.to_dict() for o in with_index.overviews(since=since, limit=2)] == [
         o.to_dict() for o in without.overviews(since=since, limit=2)
     ]
+
+
+TEXTS = ["the zebrafish swims", "in the Straße", "été indien", "na na", "be brief", "q1"]
 
 
 def seeded(home: Path) -> SessionStore:
@@ -167,7 +170,7 @@ def test_a_path_that_is_not_a_file_is_left_out_with_a_warning(tmp_path: Path) ->
 
 def test_overviews_follow_the_reading_stores_encoding(tmp_path: Path) -> None:
     seeded(tmp_path)
-    other = SessionStore(tmp_path, encoding="o200k_base")
+    other = SessionStore(tmp_path, encoding="o200k_base", index_from=0)
     plain = SessionStore(tmp_path, encoding="o200k_base", use_index=False)
     assert [o.to_dict() for o in other.overviews()] == [o.to_dict() for o in plain.overviews()]
 
@@ -193,7 +196,7 @@ def test_a_damaged_session_is_read_by_search_and_skipped_by_listing(tmp_path: Pa
 BUILD = """
 import sys
 from zerda import SessionStore
-catalog = SessionStore(sys.argv[1], fsync=False).catalog()
+catalog = SessionStore(sys.argv[1], fsync=False, index_from=0).catalog()
 catalog.refresh(lambda done, total: print(done, flush=True))
 """
 
@@ -216,7 +219,7 @@ def test_a_build_killed_half_way_leaves_nothing_wrong(tmp_path: Path) -> None:
 RACE = """
 import sys
 from zerda import SessionStore
-store = SessionStore(sys.argv[1], fsync=False)
+store = SessionStore(sys.argv[1], fsync=False, index_from=0)
 me = sys.argv[2]
 for n in range(15):
     store.append_turn(f"{me}-{n % 3}", f"racer {me} zebrafish {n}", "ok")
@@ -241,4 +244,31 @@ def test_sixteen_writers_and_readers_never_corrupt_it(tmp_path: Path) -> None:
 
 def test_a_lenient_store_reads_the_files(tmp_path: Path) -> None:
     seeded(tmp_path)
-    assert SessionStore(tmp_path, lenient=True).catalog() is None
+    assert SessionStore(tmp_path, lenient=True, index_from=0).catalog() is None
+
+
+def test_a_small_store_reads_its_files_and_a_large_one_its_index(tmp_path: Path) -> None:
+    store = SessionStore(tmp_path, fsync=False, index_from=5)
+    for n in range(4):
+        store.append_turn(f"s{n}", "question", "answer")
+    assert store.catalog() is None and not (tmp_path / NAME).exists()
+    store.append_turn("s4", "question", "answer")
+    assert store.catalog() is not None
+    assert [o.to_dict() for o in store.overviews()] == [
+        o.to_dict() for o in scanned(tmp_path).overviews()
+    ]
+    assert (tmp_path / NAME).exists()
+
+
+def test_zerda_index_status_and_rebuild(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from zerda_cli.__main__ import main
+
+    seeded(tmp_path)
+    assert main(["index", "status", "--json", "--home", str(tmp_path)]) == 0
+    status = json.loads(capsys.readouterr().out)
+    assert (status["sessions"], status["damaged"], status["messages"]) == (3, 0, 6)
+    assert status["text_bytes"] == sum(len(t.encode()) for t in TEXTS)
+    assert main(["index", "rebuild", "--home", str(tmp_path)]) == 0
+    assert capsys.readouterr().err == "indexed 3 sessions (0 damaged, left out)\n"
+    assert main(["index", "status", "--store", "postgresql://nobody@127.0.0.1:1/x"]) == 1
+    assert "PostgreSQL store indexes in the database" in capsys.readouterr().err

@@ -3,6 +3,8 @@ full-text index of their messages), how fresh it is, and building it again."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import typer
 
 from zerda.errors import ZerdaError
@@ -10,6 +12,9 @@ from zerda.store.base import Store
 from zerda_cli import render
 from zerda_cli.params import HomeOpt, JsonOpt, StoreOpt, open_store
 from zerda_cli.render.progress import ProgressLine
+
+if TYPE_CHECKING:
+    from zerda.store.files.catalog import Catalog
 
 index_app = typer.Typer(
     name="index",
@@ -22,18 +27,17 @@ class NoIndex(ZerdaError):
     """The store keeps no archive index of zerda's."""
 
 
-def _catalog(store: Store):  # type: ignore[no-untyped-def]
+def _catalog(store: Store) -> Catalog:
+    """The store's archive index (whatever its size: listings use it from
+    `SessionStore.index_from` sessions on), or NoIndex saying why there is none."""
+    from zerda.store.files import catalog
     from zerda.store.files.store import SessionStore
 
-    catalog = store.catalog() if isinstance(store, SessionStore) else None
-    if catalog is None:
-        where = (
-            "a PostgreSQL store indexes in the database itself"
-            if not isinstance(store, SessionStore)
-            else "this Python's SQLite has no FTS5 trigram tokenizer"
-        )
-        raise NoIndex(f"no archive index here: {where}")
-    return catalog
+    if not isinstance(store, SessionStore):
+        raise NoIndex("no archive index here: a PostgreSQL store indexes in the database")
+    if store.lenient or not catalog.available():
+        raise NoIndex("no archive index here: this Python's SQLite has no FTS5 trigram tokenizer")
+    return catalog.Catalog(store)
 
 
 @index_app.command("status")

@@ -65,6 +65,7 @@ if TYPE_CHECKING:  # what only listing, search and doctor need loads with them
     from zerda.store.matching import Filters, Matcher, Query
     from zerda.store.overview import SessionOverview
 
+INDEX_FROM = 64  # sessions from which listings and searches use the archive index
 NO_POINTERS: dict[str, int | None] = {field: None for field in POINTERS.values()}
 
 
@@ -86,9 +87,11 @@ class SessionStore(Store):
         encoding: str = DEFAULT_ENCODING,
         count_on_write: bool = True,
         use_index: bool = True,
+        index_from: int = INDEX_FROM,
     ) -> None:
         self.home = Path(home).expanduser() if home is not None else default_home()
         self.use_index = use_index
+        self.index_from = index_from
         # Called with (sessions read, sessions to read) while the archive index is
         # brought up to date (a progress line, say); None: quietly.
         self.index_progress: Callable[[int, int], None] | None = None
@@ -366,13 +369,29 @@ class SessionStore(Store):
 
     def catalog(self) -> Catalog | None:
         """The archive index of this store (`zerda.store.files.catalog`), or None when
-        none can be used: SQLite without FTS5's trigram tokenizer, or a lenient store
-        (which reads damaged sessions the index leaves out)."""
+        none is used: a store of fewer than `index_from` sessions (reading their files
+        costs less than opening the index), SQLite without FTS5's trigram tokenizer, or a
+        lenient store (which reads damaged sessions the index leaves out)."""
+        if self.lenient or not self.use_index or not self._holds_at_least(self.index_from):
+            return None
         from zerda.store.files import catalog
 
-        if self.lenient or not self.use_index or not catalog.available():
-            return None
-        return catalog.Catalog(self)
+        return catalog.Catalog(self) if catalog.available() else None
+
+    def _holds_at_least(self, count: int) -> bool:
+        """Whether the sessions directory holds `count` session files (or more)."""
+        if count <= 0:
+            return True
+        try:
+            with os.scandir(self.sessions_dir) as entries:
+                found = 0
+                for entry in entries:
+                    found += entry.name.endswith(SUFFIX)
+                    if found >= count:
+                        return True
+        except FileNotFoundError:
+            return False
+        return False
 
     def mark_index_stale(self) -> None:
         """Check the archive index against the files at its next use, whatever
