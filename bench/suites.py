@@ -94,8 +94,8 @@ def startup(sizes: Sizes, work: Path) -> list[Row]:
     """Whole-command wall time and peak memory of short zerda commands vs llm's, and of
     the quick-path commands against the floor (`python -c pass`), in one interleaved run.
 
-    `add` writes to one session; the others read a small store of ten sessions whose
-    messages were counted when written, as a store is after its first read."""
+    `add` writes to a store of its own; the others read a small store of ten sessions
+    whose messages were counted when written, as a store is after its first read."""
     zerda = tool("zerda")
     llm = tool("llm")
     home = work / "startup-home"
@@ -104,8 +104,9 @@ def startup(sizes: Sizes, work: Path) -> list[Row]:
     if zerda:
         _compiled()
         _small_store(home)
+        adding = {**env, "ZERDA_HOME": str(work / "startup-add")}  # the reads' store stays still
         commands["zerda add"] = Command(
-            [zerda, "add", "s", "what is a window?", "the last k turns"], env
+            [zerda, "add", "s", "what is a window?", "the last k turns"], adding
         )
         commands["zerda show --last 5"] = Command([zerda, "show", "r0", "--last", "5"], env)
         commands["zerda stats"] = Command([zerda, "stats", "r0"], env)

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from zerda.store.overview import SessionOverview
 
 NAME = "index.sqlite3"
-VERSION = "3"
+VERSION = "4"
 TAIL = 64  # bytes before the indexed end kept to tell an append from a rewrite
 GRAM = 3  # the trigram tokenizer's length: shorter queries cannot use the index
 BATCH = 256  # sessions indexed in one transaction
@@ -46,6 +46,7 @@ COMPRESSION = 6  # zlib level of the kept texts (the trigram index's deletes nee
 MAX_GRAMS = 32  # trigrams of a query asked for at most (fewer only widen the candidates)
 Progress = Callable[[int, int], None]
 TABLES = ("meta", "sessions", "texts", "owners", "grams")
+SORTED = ("last_activity", "created_ts", "messages", "tokens")  # what listings sort by
 SCHEMA = (
     "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT)",
     "CREATE TABLE sessions(id TEXT PRIMARY KEY, ino INTEGER, size INTEGER, mtime_ns INTEGER,"
@@ -55,6 +56,7 @@ SCHEMA = (
     "CREATE TABLE texts(session TEXT, first INTEGER, count INTEGER, packed BLOB)",
     "CREATE INDEX texts_by_session ON texts(session)",
     "CREATE TABLE owners(rowid INTEGER PRIMARY KEY, session TEXT)",
+    *(f"CREATE INDEX sessions_by_{key} ON sessions({key} DESC, id)" for key in SORTED),
     "CREATE VIRTUAL TABLE grams USING fts5(folded, content='',"
     " tokenize='trigram case_sensitive 1', detail=none)",
 )
@@ -159,9 +161,12 @@ class Catalog:
     def refresh(self, progress: Progress | None = None) -> Freshness:
         """Bring the index up to date with the session files (see the module docstring)."""
         progress = progress or self.store.index_progress
-        on_disk = self._files()
+        on_disk, digest = self._files()
         with self._db() as db:
             encoding = self.store.encoding
+            held = db.execute("SELECT value FROM meta WHERE key='files'").fetchone()
+            if held is not None and held[0] == f"{encoding} {digest}":
+                return self._unchanged(db, len(on_disk))
             known = {row[0]: row[1:] for row in db.execute(
                 "SELECT id, ino, size, mtime_ns, coalesce(encoding, ?) FROM sessions", (encoding,)
             )}  # fmt: skip
@@ -180,26 +185,45 @@ class Catalog:
                         self._reindex(db, sid)
                 if progress is not None:
                     progress(min(first + BATCH, len(stale)), len(stale))
-            damaged = db.execute("SELECT count(*) FROM sessions WHERE damage IS NOT NULL")
-            return Freshness(len(on_disk), len(stale), len(gone), damaged.fetchone()[0])
+            with _transaction(db):  # what the files were when the index last matched them
+                db.execute(
+                    "INSERT OR REPLACE INTO meta VALUES('files', ?)", (f"{encoding} {digest}",)
+                )
+            return self._unchanged(db, len(on_disk), len(stale), len(gone))
 
-    def _files(self) -> dict[str, tuple[int, int, int]]:
-        """(inode, size, modification time) of each session file, by session id."""
+    def _unchanged(
+        self, db: sqlite3.Connection, sessions: int, refreshed: int = 0, dropped: int = 0
+    ) -> Freshness:
+        damaged = db.execute("SELECT count(*) FROM sessions WHERE damage IS NOT NULL")
+        return Freshness(sessions, refreshed, dropped, damaged.fetchone()[0])
+
+    def _files(self) -> tuple[dict[str, tuple[int, int, int]], str]:
+        """(inode, size, modification time) of each session file, by session id, and a
+        digest of them all: sums of each field and of the names' checksums, which any
+        write to a file (a new size or time), a new, removed or renamed file changes. When
+        it is the one stored after the last check, no file changed and no row is read."""
         found: dict[str, tuple[int, int, int]] = {}
+        inodes = sizes = times = names = 0
         try:
             entries = os.scandir(self.store.sessions_dir)
         except FileNotFoundError:
-            return found
+            return found, "0"
         with entries:
             for entry in entries:
-                sid = entry.name[: -len(SUFFIX)]
-                if not entry.name.endswith(SUFFIX) or not SESSION_ID.fullmatch(sid):
+                name = entry.name
+                if not name.endswith(SUFFIX):
                     continue
-                with suppress(FileNotFoundError):
+                try:
                     info = entry.stat(follow_symlinks=False)
-                    if info.st_size:
-                        found[sid] = (info.st_ino, info.st_size, info.st_mtime_ns)
-        return found
+                except FileNotFoundError:
+                    continue
+                if info.st_size and SESSION_ID.fullmatch(sid := name[: -len(SUFFIX)]):
+                    found[sid] = (info.st_ino, info.st_size, info.st_mtime_ns)
+                    inodes += info.st_ino
+                    sizes += info.st_size
+                    times += info.st_mtime_ns
+                    names += zlib.crc32(name.encode("utf-8", "surrogateescape"))
+        return found, f"{len(found)}:{inodes}:{sizes}:{times}:{names}"
 
     def _reindex(self, db: sqlite3.Connection, sid: str) -> None:
         """Read the session again, only its new lines when it grew by appending; nothing
@@ -325,6 +349,7 @@ class Catalog:
             with _transaction(db):
                 for table in ("sessions", "texts", "owners"):
                     db.execute(f"DELETE FROM {table}")
+                db.execute("DELETE FROM meta WHERE key='files'")
                 db.execute("INSERT INTO grams(grams) VALUES('delete-all')")
             db.execute("VACUUM")
         return self.refresh(progress)
