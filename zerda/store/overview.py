@@ -116,9 +116,10 @@ def check_listing(
     """InvalidArgumentError for a sort key `ORDERS` does not hold, a limit below 1, or a
     time without a timezone."""
     from zerda.errors import InvalidArgumentError
-    from zerda.store.matching import Filters, check_limit
 
     if sort not in ORDERS:
         raise InvalidArgumentError(f"cannot sort sessions by {sort!r}: use {', '.join(ORDERS)}")
-    check_limit(limit)
-    Filters.of((), since, until)
+    if limit is not None and (type(limit) is not int or limit < 1):  # as search's limit
+        raise InvalidArgumentError(f"limit must be a positive integer, not {limit!r}")
+    if any(moment is not None and moment.tzinfo is None for moment in (since, until)):
+        raise InvalidArgumentError("since and until must be timezone-aware datetimes")
