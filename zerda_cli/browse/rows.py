@@ -14,8 +14,9 @@ from zerda_cli.render.formats import match_parts, stamp, tokens_label
 from zerda_cli.render.provenance import provenance_label
 from zerda_cli.render.sanitize import neutralize, one_line
 
-RECENT = 500  # sessions the empty query lists, newest first
+RECENT = 200  # sessions the empty query lists, newest first (a screen shows some 25)
 HITS = 100  # messages a query lists, newest first
+SEARCH_FROM = 3  # characters typed before messages are searched (the index's trigrams)
 Line = list[tuple[str, str]]  # (style, text) pieces of one screen line
 ROLE_STYLES = {"user": "ansicyan bold", "assistant": "ansigreen bold", "system": "ansiyellow bold"}
 
@@ -58,7 +59,8 @@ def hit_row(session_id: str, message: Message, matcher: Matcher) -> Row:
 
 def rows_for(store: Store, query: str) -> list[Row]:
     """The list for what is typed: recent sessions when nothing is, else the sessions
-    whose id or title holds it, then the newest messages that do."""
+    whose id or title holds it, then (from SEARCH_FROM characters) the newest messages
+    that do."""
     recent = store.overviews(limit=RECENT)
     if not query.strip():
         return [session_row(o) for o in recent]
@@ -68,6 +70,8 @@ def rows_for(store: Store, query: str) -> list[Row]:
         for o in recent
         if needle in o.session_id.casefold() or needle in (o.title or "").casefold()
     ]
+    if len(needle) < SEARCH_FROM:  # the index cannot narrow it: every session would be read
+        return named
     matcher = Matcher(query)
     hits = [hit_row(sid, m, matcher) for sid, m in store.search(query, limit=HITS)]
     return named + hits

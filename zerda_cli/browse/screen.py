@@ -10,6 +10,7 @@ keys (r, t, f, e, d, c); q or Esc goes back to the list.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -71,8 +72,10 @@ class Browser:
         self.state = State(store)
         viewing = Condition(lambda: self.state.opened is not None)
         self.query = Buffer(
-            multiline=False, read_only=viewing, on_text_changed=lambda _: self.refilter()
+            multiline=False, read_only=viewing, on_text_changed=lambda _: self.typed()
         )
+        self.generation = 0
+        self.searching = threading.Lock()
         self.answer = Buffer(multiline=False)
         self.prompt_label = ""
         self.height = 20
@@ -134,21 +137,45 @@ class Browser:
 
     # -- what keys do ---------------------------------------------------------------
 
-    def refilter(self, changed: bool = False) -> None:
-        """The list again for the query as it is now (after a change of the browser's own,
-        `changed`, with the archive index checked against the files first)."""
-        import warnings
+    def typed(self) -> None:
+        """The query changed: the list follows in the background, so typing never waits
+        on a search."""
+        self.state.message = ""
+        self.refilter(wait=False)
 
+    def refilter(self, changed: bool = False, wait: bool = True) -> None:
+        """The list again for the query as it is now (after a change of the browser's own,
+        `changed`, with the archive index checked against the files first); `wait=False`
+        makes it in a worker thread, dropped if the query changes meanwhile."""
         if changed and hasattr(self.state.store, "mark_index_stale"):
             self.state.store.mark_index_stale()
-        with warnings.catch_warnings(record=True) as caught:  # never over the screen
-            warnings.simplefilter("always")
-            try:
-                self.state.listed = rows.rows_for(self.state.store, self.query.text)
-                self.state.message = str(caught[0].message) if caught else ""
-            except ZerdaError as exc:
-                self.state.listed, self.state.message = [], str(exc)
-        self.state.selected = 0
+        self.generation += 1
+        if wait:
+            self._make_list(self.generation, self.query.text)
+            return
+        threading.Thread(
+            target=self._make_list, args=(self.generation, self.query.text), daemon=True
+        ).start()
+
+    def _make_list(self, generation: int, query: str) -> None:
+        import warnings
+
+        with self.searching:  # one search at a time; one for an older query is skipped
+            if generation != self.generation:
+                return
+            with warnings.catch_warnings(record=True) as caught:  # never over the screen
+                warnings.simplefilter("always")
+                try:
+                    listed, problem = rows.rows_for(self.state.store, query), ""
+                except ZerdaError as exc:
+                    listed, problem = [], str(exc)
+            if generation != self.generation:
+                return
+            self.state.listed, self.state.selected = listed, 0
+            if problem or caught:
+                self.state.message = problem or str(caught[0].message)
+        if hasattr(self, "app"):
+            self.app.invalidate()
 
     def move(self, by: int) -> None:
         state = self.state
