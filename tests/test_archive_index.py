@@ -272,3 +272,29 @@ def test_zerda_index_status_and_rebuild(tmp_path: Path, capsys: pytest.CaptureFi
     assert capsys.readouterr().err == "indexed 3 sessions (0 damaged, left out)\n"
     assert main(["index", "status", "--store", "postgresql://nobody@127.0.0.1:1/x"]) == 1
     assert "PostgreSQL store indexes in the database" in capsys.readouterr().err
+
+
+def test_two_sessions_trading_names_are_both_read_again(tmp_path: Path) -> None:
+    store = seeded(tmp_path)
+    store.rename_session("a", "swap")
+    store.rename_session("b", "a")
+    store.rename_session("swap", "b")
+    assert_index_true(tmp_path)
+
+
+def test_a_rebuild_meanwhile_is_never_taken_for_a_fresh_index(tmp_path: Path) -> None:
+    store = seeded(tmp_path)
+    store.append_turn("a", "one more zebrafish", "ok")
+    first, second = indexed(tmp_path).catalog(), indexed(tmp_path).catalog()
+    assert first is not None and second is not None
+    real = first._reindex
+
+    def rebuilt_meanwhile(db: sqlite3.Connection, sid: str) -> None:
+        real(db, sid)
+        db.execute("COMMIT")
+        second.clear()  # another process empties the index meanwhile (a rebuild's start)
+        db.execute("BEGIN IMMEDIATE")
+
+    first._reindex = rebuilt_meanwhile  # type: ignore[method-assign]
+    first.refresh()
+    assert_index_true(tmp_path)

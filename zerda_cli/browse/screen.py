@@ -147,35 +147,45 @@ class Browser:
         """The list again for the query as it is now (after a change of the browser's own,
         `changed`, with the archive index checked against the files first); `wait=False`
         makes it in a worker thread, dropped if the query changes meanwhile."""
-        if changed and hasattr(self.state.store, "mark_index_stale"):
-            self.state.store.mark_index_stale()
         self.generation += 1
         if wait:
-            self._make_list(self.generation, self.query.text)
+            self._make_list(self.generation, self.query.text, changed, in_loop=True)
             return
-        threading.Thread(
-            target=self._make_list, args=(self.generation, self.query.text), daemon=True
-        ).start()
+        args = (self.generation, self.query.text, changed, False)
+        threading.Thread(target=self._make_list, args=args, daemon=True).start()
 
-    def _make_list(self, generation: int, query: str) -> None:
+    def _make_list(self, generation: int, query: str, changed: bool, in_loop: bool) -> None:
+        """Make the list for `query`; hand it to the event loop's thread, which alone
+        changes what is shown (unless the query changed meanwhile)."""
         import warnings
 
         with self.searching:  # one search at a time; one for an older query is skipped
             if generation != self.generation:
                 return
+            if changed and hasattr(self.state.store, "mark_index_stale"):
+                self.state.store.mark_index_stale()  # under the lock: no search undoes it
             with warnings.catch_warnings(record=True) as caught:  # never over the screen
                 warnings.simplefilter("always")
                 try:
                     listed, problem = rows.rows_for(self.state.store, query), ""
-                except ZerdaError as exc:
-                    listed, problem = [], str(exc)
+                except Exception as exc:
+                    listed, problem = [], one_line(str(exc) or type(exc).__name__)
+            if problem or caught:
+                problem = problem or str(caught[0].message)
+
+        def show() -> None:
             if generation != self.generation:
                 return
             self.state.listed, self.state.selected = listed, 0
-            if problem or caught:
-                self.state.message = problem or str(caught[0].message)
-        if hasattr(self, "app"):
+            if problem:
+                self.state.message = problem
             self.app.invalidate()
+
+        loop = self.app.loop if self.app.is_running else None
+        if in_loop or loop is None:
+            show()
+        else:
+            loop.call_soon_threadsafe(show)
 
     def move(self, by: int) -> None:
         state = self.state
@@ -189,9 +199,10 @@ class Browser:
         """The session the keys act on: the open one, else the selected row's."""
         if self.state.opened is not None:
             return self.state.opened
-        if not self.state.listed:
+        listed = self.state.listed
+        if not listed:
             return None
-        return self.state.listed[self.state.selected].session_id
+        return listed[min(self.state.selected, len(listed) - 1)].session_id
 
     def open(self) -> None:
         sid = self.current()

@@ -15,6 +15,7 @@ listing warns about it and a search reads it, as without an index.
 
 from __future__ import annotations
 
+import errno
 import functools
 import json
 import os
@@ -100,6 +101,7 @@ class Catalog:
     def __init__(self, store: SessionStore) -> None:
         self.store = store
         self.path = store.home / NAME
+        self.incomplete = False
 
     # -- the database -------------------------------------------------------------------
 
@@ -161,21 +163,31 @@ class Catalog:
     def refresh(self, progress: Progress | None = None) -> Freshness:
         """Bring the index up to date with the session files (see the module docstring)."""
         progress = progress or self.store.index_progress
-        on_disk, digest = self._files()
+        try:
+            on_disk, digest = self._files()
+        except OSError as exc:
+            raise StoreError(f"{self.store.sessions_dir}: {exc.strerror or exc}") from exc
+        self.incomplete = False  # a file could not be read this time: no digest is kept
         with self._db() as db:
             encoding = self.store.encoding
+            state = f"{encoding} {digest}"
+            db.execute("BEGIN")  # one snapshot: the digest, the rows and the generation
             held = db.execute("SELECT value FROM meta WHERE key='files'").fetchone()
-            if held is not None and held[0] == f"{encoding} {digest}":
+            if held is not None and held[0] == state:
+                db.execute("COMMIT")
                 return self._unchanged(db, len(on_disk))
             known = {row[0]: row[1:] for row in db.execute(
                 "SELECT id, ino, size, mtime_ns, coalesce(encoding, ?) FROM sessions", (encoding,)
             )}  # fmt: skip
+            generation = _generation(db)
+            db.execute("COMMIT")
             stale = [
                 sid
                 for sid, seen in on_disk.items()
                 if known.get(sid, (None,) * 4)[:3] != seen or known[sid][3] != encoding
             ]
             gone = [sid for sid in known if sid not in on_disk]
+            ours = 1
             with _transaction(db):
                 for sid in gone:
                     self._forget(db, sid)
@@ -183,12 +195,15 @@ class Catalog:
                 with _transaction(db):  # one commit a batch: a killed build keeps whole ones
                     for sid in stale[first : first + BATCH]:
                         self._reindex(db, sid)
+                ours += 1
                 if progress is not None:
                     progress(min(first + BATCH, len(stale)), len(stale))
-            with _transaction(db):  # what the files were when the index last matched them
-                db.execute(
-                    "INSERT OR REPLACE INTO meta VALUES('files', ?)", (f"{encoding} {digest}",)
-                )
+            with _transaction(db):  # what the files were when the index last matched them,
+                # kept only when no other process changed the index meanwhile
+                if _generation(db) == generation + ours and not self.incomplete:
+                    db.execute("INSERT OR REPLACE INTO meta VALUES('files', ?)", (state,))
+                else:
+                    db.execute("DELETE FROM meta WHERE key='files'")
             return self._unchanged(db, len(on_disk), len(stale), len(gone))
 
     def _unchanged(
@@ -199,9 +214,10 @@ class Catalog:
 
     def _files(self) -> tuple[dict[str, tuple[int, int, int]], str]:
         """(inode, size, modification time) of each session file, by session id, and a
-        digest of them all: sums of each field and of the names' checksums, which any
-        write to a file (a new size or time), a new, removed or renamed file changes. When
-        it is the one stored after the last check, no file changed and no row is read."""
+        digest of them all: sums of each field and of a checksum of each file's name with
+        its fields, which any write to a file (a new size or time), a new, removed or
+        renamed file changes (two files trading names too). When it is the one stored
+        after the last check, no file changed and no row is read."""
         found: dict[str, tuple[int, int, int]] = {}
         inodes = sizes = times = names = 0
         try:
@@ -222,7 +238,8 @@ class Catalog:
                     inodes += info.st_ino
                     sizes += info.st_size
                     times += info.st_mtime_ns
-                    names += zlib.crc32(name.encode("utf-8", "surrogateescape"))
+                    key = f"{name}/{info.st_ino}/{info.st_size}/{info.st_mtime_ns}"
+                    names += zlib.crc32(key.encode("utf-8", "surrogateescape"))
         return found, f"{len(found)}:{inodes}:{sizes}:{times}:{names}"
 
     def _reindex(self, db: sqlite3.Connection, sid: str) -> None:
@@ -236,7 +253,12 @@ class Catalog:
             self._forget(db, sid)
             return
         except OSError as exc:
-            self._damaged(db, sid, os.lstat(path), f"cannot be read: {exc.strerror}")
+            if exc.errno != errno.ELOOP:  # unreadable now (access, too many files): next time
+                self._forget(db, sid)
+                self.incomplete = True
+                return
+            with suppress(FileNotFoundError):
+                self._damaged(db, sid, os.lstat(path), "is a symbolic link")
             return
         try:
             info = os.fstat(fd)
@@ -280,7 +302,11 @@ class Catalog:
         except NotFoundError:
             self._forget(db, sid)
             return
-        except (StoreError, ValueError, OSError) as exc:
+        except OSError:  # a read error, perhaps passing: not recorded as damage
+            self._forget(db, sid)
+            self.incomplete = True
+            return
+        except (StoreError, ValueError) as exc:
             damage = str(exc)
         if damage is not None:
             self._damaged(db, sid, os.fstat(fd), damage)
@@ -345,6 +371,11 @@ class Catalog:
     def rebuild(self, progress: Progress | None = None) -> Freshness:
         """Empty the index and build it again from the session files (in place, so other
         processes using it meanwhile see an index being built, never a missing one)."""
+        self.clear()
+        return self.refresh(progress)
+
+    def clear(self) -> None:
+        """Empty the index (the next use builds it again)."""
         with self._db() as db:
             with _transaction(db):
                 for table in ("sessions", "texts", "owners"):
@@ -352,7 +383,6 @@ class Catalog:
                 db.execute("DELETE FROM meta WHERE key='files'")
                 db.execute("INSERT INTO grams(grams) VALUES('delete-all')")
             db.execute("VACUUM")
-        return self.refresh(progress)
 
     # -- answering ----------------------------------------------------------------------
 
@@ -433,6 +463,12 @@ class Catalog:
         }
 
 
+def _generation(db: sqlite3.Connection) -> int:
+    """How many changes the index has had (every transaction of `_transaction` counts)."""
+    found = db.execute("SELECT value FROM meta WHERE key='generation'").fetchone()
+    return int(found[0]) if found else 0
+
+
 def _version(db: sqlite3.Connection) -> str | None:
     """The schema version the index was made with, None when it has none."""
     if db.execute("SELECT 1 FROM sqlite_master WHERE name='meta'").fetchone() is None:
@@ -446,6 +482,11 @@ def _transaction(db: sqlite3.Connection) -> Iterator[None]:
     db.execute("BEGIN IMMEDIATE")
     try:
         yield
+        if db.execute("SELECT 1 FROM sqlite_master WHERE name='meta'").fetchone():
+            db.execute(
+                "INSERT INTO meta VALUES('generation', 1)"
+                " ON CONFLICT(key) DO UPDATE SET value = value + 1"
+            )
     except BaseException:
         db.execute("ROLLBACK")
         raise

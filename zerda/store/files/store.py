@@ -332,7 +332,7 @@ class SessionStore(Store):
             try:
                 self._refreshed(catalog)
                 return catalog.overviews()
-            except StoreError as exc:
+            except (StoreError, OSError) as exc:
                 _index_failed(exc)
         found = []
         for session_id in self.session_ids():
@@ -363,7 +363,7 @@ class SessionStore(Store):
             try:
                 self._refreshed(catalog)
                 return catalog.overviews(sort, reverse, limit, since, until)
-            except StoreError as exc:
+            except (StoreError, OSError) as exc:
                 _index_failed(exc)
         return super().overviews(sort, reverse, limit, since, until)
 
@@ -706,7 +706,7 @@ class SessionStore(Store):
         try:
             self._refreshed(catalog)
             found = catalog.candidates(matcher.needle)
-        except StoreError as exc:
+        except (StoreError, OSError) as exc:
             _index_failed(exc)
             found = None
         if found is None:
@@ -923,6 +923,6 @@ def _decoded(line: bytes) -> dict[str, Any] | None:
         return None
 
 
-def _index_failed(exc: StoreError) -> None:
+def _index_failed(exc: StoreError | OSError) -> None:
     """Say that the archive index could not be used (the files answer instead)."""
     warnings.warn(f"{exc}; reading the session files instead", ZerdaWarning, stacklevel=3)
