@@ -146,3 +146,28 @@ def test_browse_needs_a_terminal(home: Path) -> None:
     assert done.returncode == 2 and done.stderr.startswith(
         "error: zerda browse draws on a terminal"
     )
+
+
+def test_the_browsers_export_is_zerdas_export_and_imports_back(home: Path, tmp_path: Path) -> None:
+    from zerda.messages import Message
+    from zerda_cli.browse.command import export_to
+
+    store = SessionStore(home)
+    store.add_message("s", Message("system", "Be brief.", {"k": [1, {"x": None}]}))
+    store.append_turn("s", "Ünïcode?\nline two", "yes\ttab \x1b[31m escape")
+    store.set_summary("s", "a short talk")
+    store.update_session("s", metadata={"title": "Mixed"})
+    written = export_to(store, "s", tmp_path / "s.jsonl")
+    assert written.stat().st_mode & 0o777 == 0o600
+    env = {**os.environ, "ZERDA_HOME": str(home)}
+    exported = subprocess.run([ZERDA, "export", "s"], capture_output=True, env=env, timeout=60)
+    assert written.read_bytes() == exported.stdout  # the same bytes as `zerda export`
+    back = subprocess.run(
+        [ZERDA, "import", "copy", str(written)], capture_output=True, env=env, timeout=60
+    )
+    assert back.returncode == 0, back.stderr
+    original, copied = list(store.iter_messages("s")), list(store.iter_messages("copy"))
+    assert [(m.role, m.content, m.metadata) for m in copied] == [
+        (m.role, m.content, m.metadata) for m in original
+    ]
+    assert store.get_summary("copy").content == "a short talk"  # type: ignore[union-attr]
