@@ -29,6 +29,9 @@ from zerda.store.opening import open_store
 from zerda.store.postgres import throwaway
 
 STORES = ["file", "postgres"]
+# The file store answering from its archive index at any size (it reads the files when
+# it holds fewer than `index_from` sessions): searching suites run on it too.
+INDEXED = "indexed"
 
 
 def unavailable(reason: str) -> None:
@@ -195,7 +198,7 @@ def kind(request: pytest.FixtureRequest) -> str:
 @pytest.fixture
 def location(kind: str, home: Path, request: pytest.FixtureRequest) -> str:
     """Where the store of this run keeps its sessions (a directory or a URL), emptied."""
-    if kind == "file":
+    if kind in ("file", INDEXED):
         return str(home)
     empty(request.getfixturevalue("shared_postgres"))
     return str(request.getfixturevalue("postgres_url"))
@@ -204,8 +207,11 @@ def location(kind: str, home: Path, request: pytest.FixtureRequest) -> str:
 @pytest.fixture
 def store(kind: str, location: str, request: pytest.FixtureRequest) -> Iterator[Store]:
     """An empty store of each kind (the file store with fsync off)."""
-    if kind == "file":
-        yield open_store(location, fsync=False)
+    if kind in ("file", INDEXED):
+        opened = open_store(location, fsync=False)
+        if kind == INDEXED:
+            opened.index_from = 0  # type: ignore[attr-defined]
+        yield opened
         return
     yield request.getfixturevalue("shared_postgres")
 

@@ -140,6 +140,9 @@ def test_exit_status_is_one_when_nothing_matches(location: str, history: Store) 
         (["rome", "--since", "2026-13-01"], "bad time"),
         (["rome", "--role", ","], "--role needs a role name"),
         (["rome", "--frobnicate"], "--frobnicate"),
+        (["rome", "--regex", "--rank"], "--regex cannot go with --rank"),
+        (["rome", "--regex", "--words"], "--regex cannot go with --words"),
+        (["***", "--words"], "no words to search for in '***'"),
     ],
 )
 def test_bad_values_are_one_usage_line(
@@ -156,3 +159,30 @@ def test_an_unknown_session_is_an_error(location: str, history: Store) -> None:
     # 2, as grep's trouble: scripts tell it from 1, nothing matched.
     done = zerda(location, "search", "rome", "--session", "nope")
     assert done.returncode == 2 and done.stderr == "error: session not found: nope\n"
+
+
+def test_words_find_whole_words_prefixes_and_phrases(location: str, history: Store) -> None:
+    assert hits(location, "--words", "rome italy") == [
+        "a:Rome is in Italy. ROME!",
+        "b:ROME is in Italy",
+    ]
+    assert hits(location, "-w", '"is in italy"', "--session", "b") == ["b:ROME is in Italy"]
+    assert hits(location, "--words", "ro*", "--role", "tool") == ["b:rome again, roam"]
+    done = zerda(location, "search", "--words", "rom")  # a word part is not the word
+    assert done.returncode == 1 and done.stdout == ""
+    [hit] = json.loads(zerda(location, "search", "-w", "roa*", "--json").stdout)
+    assert hit["matches"] == [[12, 16]]  # the whole word the prefix starts
+
+
+def test_rank_puts_the_best_first_with_its_score(location: str, history: Store) -> None:
+    done = zerda(location, "search", "rome", "--rank", "--json")
+    ranked = json.loads(done.stdout)
+    assert ranked[0]["content"] == "Rome is in Italy. ROME!"  # twice, where others once
+    scores = [hit["score"] for hit in ranked]
+    assert scores == sorted(scores, reverse=True) and scores[-1] > 0
+    newest = {
+        hit["content"] for hit in json.loads(zerda(location, "search", "rome", "--json").stdout)
+    }
+    assert {hit["content"] for hit in ranked} == newest
+    top = zerda(location, "search", "-w", "rome", "--rank", "--limit", "1")
+    assert top.returncode == 0 and top.stdout.startswith("a  ") and "ROME!" in top.stdout

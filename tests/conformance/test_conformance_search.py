@@ -17,6 +17,12 @@ from zerda.store.matching import Matcher
 T0 = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
 
 
+@pytest.fixture(params=["file", "postgres", "indexed"])
+def kind(request: pytest.FixtureRequest) -> str:
+    """Every store, and the file store answering from its archive index."""
+    return str(request.param)
+
+
 def at(minutes: int) -> datetime:
     return T0 + timedelta(minutes=minutes)
 

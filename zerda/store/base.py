@@ -9,7 +9,7 @@ Everything above the store (memory classes, the command, the REPL) is written ag
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from zerda.store.checks import Finding, Repair
     from zerda.store.matching import Query
     from zerda.store.overview import SessionOverview
+    from zerda.store.ranking import Corpus
     from zerda.store.sources import MessageSource
     from zerda.store.stats import SessionStats
 
@@ -258,6 +259,47 @@ class Store(ABC):
         whatever order the messages were added in (imports keep their times); equal
         times in session id order, then within a session the one added last first.
         """
+
+    def ranked(
+        self,
+        query: Query,
+        session_id: str | None = None,
+        *,
+        roles: Collection[str] = (),
+        since: datetime | None = None,
+        until: datetime | None = None,
+        limit: int | None = None,
+    ) -> list[tuple[str, Message, float]]:
+        """(session id, message, score) for each message `search` finds, best first by
+        BM25 (see `zerda.store.ranking`), at most `limit`. `query` is a string or
+        `Words`; a pattern cannot be ranked (InvalidArgumentError)."""
+        from zerda.errors import InvalidArgumentError
+        from zerda.store.matching import Matcher, check_limit
+        from zerda.store.ranking import best
+
+        check_limit(limit)
+        matcher = Matcher(query)
+        if matcher.pattern is not None:
+            raise InvalidArgumentError("a pattern cannot be ranked: rank a string or words")
+        hits = self.search(query, session_id, roles=roles, since=since, until=until)
+        return best(hits, matcher, self.corpus(matcher.needles), limit)
+
+    def corpus(self, terms: Sequence[Sequence[str]]) -> Corpus:
+        """What ranking needs of the whole store: its messages, their characters, and for
+        each term (the casefolded texts a match of it holds) how many messages hold them
+        all. Stores with an index estimate it there; this default reads every message."""
+        from zerda.store.ranking import Corpus
+
+        messages = characters = 0
+        holding = [0] * len(terms)
+        for sid in self.session_ids():
+            for message in self.iter_messages(sid):
+                messages += 1
+                characters += len(message.content)
+                folded = message.content.casefold()
+                for n, texts in enumerate(terms):
+                    holding[n] += all(text in folded for text in texts)
+        return Corpus(messages, characters, tuple(holding))
 
     # -- rewriting ---------------------------------------------------------------
 

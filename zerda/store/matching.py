@@ -12,8 +12,9 @@ from datetime import datetime
 
 from zerda.errors import InvalidArgumentError
 from zerda.messages import Message
+from zerda.store.words import Words
 
-Query = str | re.Pattern[str]
+Query = str | re.Pattern[str] | Words
 Hit = tuple[str, Message]
 Span = tuple[int, int]
 Heap = list[tuple[float, int, Hit, Iterator[Hit]]]
@@ -21,47 +22,86 @@ Heap = list[tuple[float, int, Hit, Iterator[Hit]]]
 
 class Matcher:
     """Finds `query` in message content: a string in any case (`str.casefold`, so `ß`
-    finds `SS`), or a compiled pattern as it was compiled (`re.IGNORECASE` for any case)."""
+    finds `SS`), a compiled pattern as it was compiled (`re.IGNORECASE` for any case), or
+    `Words` (every term as whole words, in any case)."""
 
     def __init__(self, query: Query) -> None:
         self.pattern = query if isinstance(query, re.Pattern) else None
         self.needle = query.casefold() if isinstance(query, str) else None
+        self.words = query if isinstance(query, Words) else None
+
+    @property
+    def needles(self) -> tuple[tuple[str, ...], ...]:
+        """For each term, the casefolded texts every match of it holds (a string is one
+        term of one text; a pattern has none): what an index may narrow a search by."""
+        if self.words is not None:
+            return tuple(term.words for term in self.words.terms)
+        return ((self.needle,),) if self.needle else ()
+
+    @property
+    def longest(self) -> str | None:
+        """The longest text every match holds (None when there is none)."""
+        texts = [text for term in self.needles for text in term]
+        return max(texts, key=len) if texts else None
 
     def found(self, content: str) -> bool:
         """True when `content` holds a match."""
         if self.pattern is not None:
             return self.pattern.search(content) is not None
+        if self.words is not None:
+            folded = content.casefold()
+            return all(term.regex.search(folded) for term in self.words.terms)
         return self.needle is not None and self.needle in content.casefold()
+
+    def counts(self, content: str) -> list[int]:
+        """How often each term occurs in `content` (a string or a pattern is one term)."""
+        if self.pattern is not None:
+            return [sum(1 for m in self.pattern.finditer(content) if m.end() > m.start())]
+        folded = content.casefold()
+        if self.words is not None:
+            return [sum(1 for _ in term.regex.finditer(folded)) for term in self.words.terms]
+        return [folded.count(self.needle)] if self.needle else [0]
 
     def spans(self, content: str) -> list[Span]:
         """(start, end) character offsets in `content` of each match, left to right, none
         overlapping (an empty query or pattern match has none)."""
         if self.pattern is not None:
             return [m.span() for m in self.pattern.finditer(content) if m.end() > m.start()]
-        return _folded_spans(content, self.needle or "")
+        folded = content.casefold()
+        if self.words is not None:
+            found = [m.span() for t in self.words.terms for m in t.regex.finditer(folded)]
+        else:
+            found = _needle_spans(folded, self.needle or "")
+        return _in_content(content, folded, sorted(found))
 
 
-def _folded_spans(content: str, needle: str) -> list[Span]:
-    """Where `needle` (casefolded) occurs in `content` casefolded, as offsets in `content`:
-    a match that starts or ends inside a character's fold (`ß` is `ss`) takes in all of it,
-    and matches that then share a character are one span."""
-    if not needle:
-        return []
-    folded = content.casefold()
+def _needle_spans(folded: str, needle: str) -> list[Span]:
+    """Where `needle` occurs in `folded`, left to right, none overlapping."""
+    spans: list[Span] = []
+    at = folded.find(needle) if needle else -1
+    while at >= 0:
+        spans.append((at, at + len(needle)))
+        at = folded.find(needle, at + len(needle))
+    return spans
+
+
+def _in_content(content: str, folded: str, found: list[Span]) -> list[Span]:
+    """Spans of `folded` (`content` casefolded, in order) as offsets in `content`: a match
+    that starts or ends inside a character's fold (`ß` is `ss`) takes in all of it, and
+    matches that then share a character are one span."""
     if len(folded) == len(content):  # every character folds to one: offsets carry over
         owners: range | list[int] = range(len(content))
     else:  # the index in `content` of each character of the fold
         owners = [index for index, char in enumerate(content) for _ in char.casefold()]
     spans: list[Span] = []
-    at = folded.find(needle)
-    while at >= 0:
-        end = at + len(needle)
+    for at, end in found:
+        if end <= at:
+            continue
         start, stop = owners[at], owners[end - 1] + 1
         if spans and start < spans[-1][1]:
             spans[-1] = (spans[-1][0], max(stop, spans[-1][1]))
         else:
             spans.append((start, stop))
-        at = folded.find(needle, end)
     return spans
 
 

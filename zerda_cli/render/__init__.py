@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from zerda_cli.render.sanitize import neutralize, one_line, to_json
@@ -145,15 +145,27 @@ def memory_view(title: str, memory: BaseMemory, json_data: Any) -> None:
         sys.stdout.write(neutralize(history) + ("\n" if history else ""))
 
 
-def search(hits: Iterable[tuple[str, Message]], matcher: Matcher, label: str, as_json: bool) -> int:
+def search(
+    hits: Iterable[tuple[str, Message]],
+    matcher: Matcher,
+    label: str,
+    as_json: bool,
+    scores: Mapping[tuple[str, str | None], float] | None = None,
+) -> int:
     """`zerda search`: each matching message with its session, time and role (`--json`:
-    its uuid and the character offsets of each match too), written as it is found, so a
-    search with many hits never holds them all. Returns how many were written."""
+    its uuid and the character offsets of each match too, and its score when ranked by
+    `scores`, keyed by session and uuid), written as it is found, so a search with many
+    hits never holds them all. Returns how many were written."""
     from zerda_cli.render import formats
 
     counted = _Counted(hits)
     if as_json:
-        write_lines(formats.json_array(search_record(sid, m, matcher) for sid, m in counted))
+        records = (search_record(sid, m, matcher) for sid, m in counted)
+        if scores is not None:
+            records = (
+                {**r, "score": round(scores[(r["session_id"], r["uuid"])], 6)} for r in records
+            )
+        write_lines(formats.json_array(records))
     elif on_terminal():
         from zerda_cli.render import screens
 

@@ -22,7 +22,7 @@ import os
 import sqlite3
 import stat
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import closing, contextmanager, suppress
 from dataclasses import asdict, dataclass
 from datetime import datetime
@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 from zerda.errors import NotFoundError, StoreError
 from zerda.paths import SESSION_ID, SUFFIX
 from zerda.store.files.records import MESSAGE, loads
+from zerda.store.ranking import Corpus
 
 if TYPE_CHECKING:
     from zerda.store.files.store import SessionStore
@@ -426,13 +427,13 @@ class Catalog:
                 warnings.warn(f"skipped session {sid}: {damage}", ZerdaWarning, stacklevel=3)
         return [overview_from(json.loads(row[0])) for row in rows]
 
-    def candidates(self, needle: str) -> set[str] | None:
-        """The sessions that may hold `needle` (casefolded), damaged ones included; None
-        when it is too short for the index to narrow anything."""
-        grams = sorted({needle[at : at + GRAM] for at in range(len(needle) - GRAM + 1)})
-        if not grams or _unencodable(needle):
+    def candidates(self, texts: Sequence[str]) -> set[str] | None:
+        """The sessions with a message that may hold every one of `texts` (casefolded),
+        damaged ones included; None when they are too short for the index to narrow
+        anything."""
+        wanted = _match_all(texts)
+        if wanted is None:
             return None
-        wanted = " AND ".join('"' + gram.replace('"', '""') + '"' for gram in grams[:MAX_GRAMS])
         with self._db() as db:
             found = {row[0] for row in db.execute(
                 "SELECT DISTINCT o.session FROM grams JOIN owners o ON o.rowid = grams.rowid "
@@ -440,6 +441,25 @@ class Catalog:
             )}  # fmt: skip
             found |= {r[0] for r in db.execute("SELECT id FROM sessions WHERE damage IS NOT NULL")}
         return found
+
+    def corpus(self, terms: Sequence[Sequence[str]]) -> Corpus:
+        """How many messages the index holds, their characters, and for each term (the
+        texts a match of it holds) how many messages may hold it: an estimate from the
+        trigrams, never below the true count (all of them for a term of short words)."""
+        with self._db() as db:
+            messages = db.execute("SELECT count(*) FROM owners").fetchone()[0]
+            characters = db.execute(
+                "SELECT coalesce(sum(json_extract(overview, '$.total_characters')), 0)"
+                " FROM sessions WHERE damage IS NULL"
+            ).fetchone()[0]
+            holding = []
+            for texts in terms:
+                wanted = _match_all(texts)
+                count = messages if wanted is None else db.execute(
+                    "SELECT count(*) FROM grams WHERE grams MATCH ?", (wanted,)
+                ).fetchone()[0]  # fmt: skip
+                holding.append(count)
+        return Corpus(messages, characters, tuple(holding))
 
     def status(self) -> dict[str, Any]:
         """How big the index is and what it holds (after a refresh, it is fresh)."""
@@ -461,6 +481,19 @@ class Catalog:
             "text_bytes": text,
             "index_bytes": size,
         }
+
+
+def _match_all(texts: Sequence[str]) -> str | None:
+    """The trigram index's query for a message holding all of `texts` (at most MAX_GRAMS
+    of their trigrams: fewer only widen it); None when none has a trigram to ask for."""
+    grams = sorted({
+        text[at : at + GRAM]
+        for text in texts if not _unencodable(text)
+        for at in range(len(text) - GRAM + 1)
+    })  # fmt: skip
+    if not grams:
+        return None
+    return " AND ".join('"' + gram.replace('"', '""') + '"' for gram in grams[:MAX_GRAMS])
 
 
 def _generation(db: sqlite3.Connection) -> int:

@@ -40,10 +40,10 @@ def search_messages(reader: RecordReader, matcher: Matcher, filters: Filters) ->
     """The messages `matcher` finds that pass `filters`, newest first (the file read
     from its end), with the counts of later `tokens` records (None where none is).
 
-    Exactly the messages a full decode would find. A literal query decodes only the
+    Exactly the messages a full decode would find. A string or words decode only the
     lines that may match, and token records, so a damaged line elsewhere goes unreported.
     """
-    needle = matcher.needle
+    needle = matcher.longest
     if needle is None or not _scannable(needle):
         records: Iterator[Pair] = reader.backward()
     else:

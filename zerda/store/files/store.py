@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import warnings
-from collections.abc import Callable, Collection, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from contextlib import suppress
 from dataclasses import replace
 from datetime import datetime
@@ -64,6 +64,7 @@ if TYPE_CHECKING:  # what only listing, search and doctor need loads with them
     from zerda.store.files.catalog import Catalog
     from zerda.store.matching import Filters, Matcher, Query
     from zerda.store.overview import SessionOverview
+    from zerda.store.ranking import Corpus
 
 INDEX_FROM = 64  # sessions from which listings and searches use the archive index
 NO_POINTERS: dict[str, int | None] = {field: None for field in POINTERS.values()}
@@ -700,18 +701,31 @@ class SessionStore(Store):
     def _may_hold(self, matcher: Matcher) -> list[str]:
         """The sessions a search must read: those the archive index says may hold the
         text (it is checked against the files first), else every one."""
-        catalog = self.catalog() if matcher.needle is not None else None
-        if catalog is None or matcher.needle is None:
+        texts = [text for term in matcher.needles for text in term]
+        catalog = self.catalog() if texts else None
+        if catalog is None:
             return self.session_ids()
         try:
             self._refreshed(catalog)
-            found = catalog.candidates(matcher.needle)
+            found = catalog.candidates(texts)
         except (StoreError, OSError) as exc:
             _index_failed(exc)
             found = None
         if found is None:
             return self.session_ids()
         return sorted(sid for sid in found if self.exists(sid))
+
+    def corpus(self, terms: Sequence[Sequence[str]]) -> Corpus:
+        """What ranking needs of the store (see `Store.corpus`), from the archive index
+        when there is one (checked against the files first), else read from the files."""
+        catalog = self.catalog()
+        if catalog is not None:
+            try:
+                self._refreshed(catalog)
+                return catalog.corpus(terms)
+            except (StoreError, OSError) as exc:
+                _index_failed(exc)
+        return super().corpus(terms)
 
     def _newest_time(self, session_id: str) -> float | None:
         """The time of the session's newest message (a timestamp), from its totals: that

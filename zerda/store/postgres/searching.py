@@ -1,6 +1,7 @@
 """The SQL of a search on the server: the filters in a WHERE clause, newest first, a LIMIT.
 
-The query's clause picks candidates (the trigram index on SEARCH_TEXT for a string);
+The query's clause picks candidates (the trigram index on SEARCH_TEXT for a string, and
+for each of the words of `Words`);
 each candidate is then checked exactly in Python (`Matcher.found`), so the clause must
 never leave out a match. A string's LIKE over the casefolded text is exact, and then
 LIMIT is too. A pattern goes to the server (`~*`, or `~` when compiled without
@@ -12,6 +13,7 @@ otherwise every message that passes the other filters is a candidate.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from zerda.store.matching import Filters, Matcher
@@ -64,6 +66,10 @@ class SearchQuery:
             needle = matcher.needle.replace(rows.NUL, rows.NUL_STAND_IN)
             self._add(f"{SEARCH_TEXT} LIKE %s", "%" + like_escaped(needle) + "%")
             return rows.NUL_STAND_IN not in needle
+        if matcher.words is not None:  # each word's LIKE: the words are checked here
+            for text in sorted({text for term in matcher.needles for text in term}):
+                self._add(f"{SEARCH_TEXT} LIKE %s", "%" + like_escaped(text) + "%")
+            return False
         pattern = matcher.pattern
         if pattern is not None and self.server_pattern and _shared(pattern):
             self.pattern = pattern.pattern
@@ -93,3 +99,11 @@ def _shared(pattern: re.Pattern[str]) -> bool:
 def like_escaped(text: str) -> str:
     """`text` matched literally by LIKE (whose escape character is the backslash)."""
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def holding_count(texts: Sequence[str]) -> tuple[str, list[str]]:
+    """The SELECT counting the messages whose casefolded text holds every one of `texts`
+    (with the trigram index: never fewer than hold a term of them)."""
+    clause = " AND ".join([f"{SEARCH_TEXT} LIKE %s"] * len(texts)) or "TRUE"
+    params = ["%" + like_escaped(text.replace(rows.NUL, rows.NUL_STAND_IN)) + "%" for text in texts]
+    return f"SELECT count(*) FROM zerda_messages WHERE {clause}", params

@@ -10,7 +10,7 @@ session's length, and appends cost the same at any length.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -41,6 +41,7 @@ from zerda.tokens import DEFAULT_ENCODING, count_tokens
 if TYPE_CHECKING:
     from psycopg import Connection
 
+    from zerda.store.ranking import Corpus
     from zerda.store.sources import MessageSource
 
     Conn = Connection[tuple[Any, ...]]
@@ -635,6 +636,19 @@ class PostgresStore(Store):
             if matcher.found((message := rows.message_from_row(row[1:])).content)
         )
         return islice(hits, limit)
+
+    def corpus(self, terms: Sequence[Sequence[str]]) -> Corpus:
+        """What ranking needs of the store (see `Store.corpus`): the totals of every
+        session, and a count of each term's candidates on the trigram index."""
+        from zerda.store.postgres.searching import holding_count
+        from zerda.store.ranking import Corpus
+
+        with self._connection() as conn:
+            totals = _one(conn, "SELECT sum(messages), sum(chars) FROM zerda_sessions", ())
+            holding = [_one(conn, *holding_count(texts)) for texts in terms]
+        messages, characters = totals or (0, 0)
+        found = tuple(int(row[0]) if row else 0 for row in holding)
+        return Corpus(int(messages or 0), int(characters or 0), found)
 
     def _server_reads(self, pattern: str) -> bool:
         """False when the server refuses `pattern` (a Python pattern it reads otherwise
