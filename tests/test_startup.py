@@ -1,5 +1,5 @@
 """Start-up is part of the product: the commands a shell runs most (`add`, `show`, `stats`,
-`sessions`) take the quick path, load only what they need, and say exactly what the full
+`sessions`, `search`) take the quick path, load only what they need, and say exactly what the full
 command says. The time itself is measured in bench/ (`python -m bench`), never here."""
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from zerda.paths import platform_dir
 from zerda_cli.__main__ import main
 from zerda_cli.quick import plan
 
-# Loaded by none of the four commands on the file store: another store, the memory
+# Loaded by none of the five commands on the file store: another store, the memory
 # classes and summarizers, the command framework, the terminal and model libraries.
 NOT_NEEDED = (
     "typer",
@@ -75,6 +75,8 @@ def loaded_modules(args: list[str], home: Path) -> list[str]:
         ["show", "s", "--jsonl"],
         ["stats", "s"],
         ["sessions", "--limit", "10"],
+        ["search", "hello"],
+        ["search", "-w", "hel*", "--rank", "--json", "--role", "assistant", "--limit", "3"],
     ],
     ids=" ".join,
 )
@@ -106,7 +108,14 @@ def test_a_help_request_or_an_unknown_option_takes_the_full_command() -> None:
         ["sessions", "--sort", "size"],
         ["sessions", "extra"],
         ["--version"],
-        ["search", "x"],
+        ["search", "x", "--regex"],
+        ["search", "x", "--since", "1d"],
+        ["search", "x", "--lenient"],
+        ["search", "x", "--session", "../s"],
+        ["search", "x", "--limit", "0"],
+        ["search", "x", "y"],
+        ["search", "-x"],
+        ["search"],
     ):
         assert plan(argv) is None, argv
 
@@ -139,6 +148,17 @@ CASES = [
     ["sessions", "--sort", "name", "--reverse"],
     ["sessions", "-r", "--json", "-n", "5"],
     ["sessions", "--sort=messages"],
+    ["search", "yo"],
+    ["search", "YO", "--json"],
+    ["search", "nothing here"],
+    ["search", ""],
+    ["search", "hi", "--role", "user", "--json"],
+    ["search", "hi", "--role", ","],
+    ["search", "yo", "-s", "s", "--limit", "1"],
+    ["search", "yo", "--session", "missing"],
+    ["search", "y*", "-w", "--rank", "--json"],
+    ["search", "***", "--words"],
+    ["search", "q1", "--words", "--json", "--home", "/nonexistent", "--store", "/nonexistent"],
 ]
 
 

@@ -1,4 +1,5 @@
-"""The work of `zerda add`, `show`, `stats` and `sessions`, the commands a shell runs most.
+"""The work of `zerda add`, `show`, `stats`, `sessions` and `search`, the commands a shell
+runs most.
 
 Nothing here imports Typer: the full commands (`zerda_cli.app`) and the quick path
 (`zerda_cli.quick`) both call these functions, so both give the same output for the
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -18,6 +20,7 @@ from zerda.errors import ZerdaError
 if TYPE_CHECKING:
     from zerda.messages import Message, Summary
     from zerda.store.base import Store
+    from zerda.store.matching import Query
 
 
 class UsageProblem(ZerdaError):
@@ -156,3 +159,83 @@ def sessions(
             store.index_progress = progress
         found = store.overviews(sort, reverse, limit, since, until)
     render.sessions(found, as_json)
+
+
+def search_query(query: str, regex: bool, words: bool, rank: bool) -> tuple[Query, str]:
+    """What `zerda search` looks for, and how to name it to people; a usage error when
+    the query or its flags are bad."""
+    if not query:
+        raise UsageProblem("the query is empty", "search")
+    if regex and (words or rank):
+        raise UsageProblem(f"--regex cannot go with {'--words' if words else '--rank'}", "search")
+    if regex:
+        import re
+
+        try:
+            return re.compile(query, re.IGNORECASE), f"/{query}/"
+        except re.error as exc:
+            raise UsageProblem(f"bad regular expression {query!r}: {exc}", "search") from None
+    if not words:
+        return query, repr(query)
+    from zerda.store.words import Words
+
+    try:
+        return Words.parse(query), repr(query)
+    except ZerdaError as exc:
+        raise UsageProblem(str(exc), "search") from None
+
+
+def role_names(values: list[str]) -> list[str]:
+    """The roles of every `--role` (each may be a comma list); a usage error for an empty one."""
+    names = [name.strip() for value in values for name in value.split(",")]
+    if any(not name for name in names):
+        raise UsageProblem("--role needs a role name (an empty one was given)", "search")
+    return names
+
+
+def search(query: Query, label: str, where: Filters, rank: bool, as_json: bool) -> int:
+    """`zerda search`, once its query is made: the matches written as they are found,
+    newest (or with `rank`, best) first. Returns how many; exit status 2 for trouble."""
+    from zerda.store.matching import Matcher
+    from zerda_cli import render
+    from zerda_cli.inputs import ExitStatusError, os_message
+    from zerda_cli.opening import open_store
+    from zerda_cli.render.progress import ProgressLine
+
+    scores: dict[tuple[str, str | None], float] | None = None
+    options: dict[str, Any] = {
+        "roles": where.roles, "since": where.since, "until": where.until, "limit": where.limit
+    }  # fmt: skip
+    try:
+        store = open_store(where.home, where.location, lenient=where.lenient, command="search")
+        with ProgressLine("indexing sessions") as progress:
+            if hasattr(store, "index_progress"):
+                store.index_progress = progress
+            if rank:
+                best = store.ranked(query, where.session, **options)
+                scores = {(sid, m.uuid): score for sid, m, score in best}
+                hits: Iterable[tuple[str, Message]] = [(sid, m) for sid, m, _ in best]
+            else:
+                hits = store.search(query, where.session, **options)
+        return render.search(hits, Matcher(query), label, as_json, scores)
+    except BrokenPipeError:
+        raise  # whoever read the matches stopped: no trouble of the search's
+    except UsageProblem:
+        raise
+    except (ZerdaError, OSError) as exc:
+        message = str(exc) if isinstance(exc, ZerdaError) else os_message(exc)
+        raise ExitStatusError(message, 2) from exc
+
+
+@dataclass(frozen=True)
+class Filters:
+    """Which messages `zerda search` looks at, and where."""
+
+    session: str | None = None
+    roles: list[str] = field(default_factory=list)
+    since: datetime | None = None
+    until: datetime | None = None
+    limit: int | None = None
+    lenient: bool = False
+    home: Path | None = None
+    location: str | None = None

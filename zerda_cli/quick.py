@@ -1,4 +1,4 @@
-"""The quick path: `zerda add`, `show`, `stats` and `sessions` in their common forms,
+"""The quick path: `zerda add`, `show`, `stats`, `sessions` and `search` in their common forms,
 parsed without Typer, so the commands a shell runs most start in a fraction of the time.
 
 What this parser does not know for certain (help, an option it does not take, a value of
@@ -95,9 +95,26 @@ OPTIONS: dict[str, dict[str, Option]] = {
         "--json": Flag("as_json"),
         **WHERE,
     },
+    "search": {
+        "--session": Value("session"),
+        "-s": Value("session"),
+        "--role": Value("role", many=True),
+        "--limit": Value("limit", _count(1)),
+        "--words": Flag("words"),
+        "-w": Flag("words"),
+        "--rank": Flag("rank"),
+        "--json": Flag("as_json"),
+        **WHERE,
+    },
 }
 # How many arguments each command takes besides its options (at least, at most).
-ARGUMENTS = {"add": (2, None), "show": (1, 1), "stats": (1, 1), "sessions": (0, 0)}
+ARGUMENTS = {
+    "add": (2, None),
+    "show": (1, 1),
+    "stats": (1, 1),
+    "sessions": (0, 0),
+    "search": (1, 1),
+}
 
 
 def parse(command: str, args: list[str]) -> tuple[list[str], Parsed] | None:
@@ -212,15 +229,33 @@ def _sessions(arguments: list[str], parsed: Parsed) -> Callable[[], None]:
     return lambda: basics.sessions(None, None, limit, sort, *flags, *where)
 
 
-BUILDERS: dict[str, Callable[[list[str], Parsed], Callable[[], None] | None]] = {
+def _search(arguments: list[str], parsed: Parsed) -> Run | None:
+    session = parsed.get("session")
+    if session is not None and not _session_ok(session):
+        return None
+    where = (parsed.get("home"), parsed.get("location"))
+
+    def run() -> int:
+        rank = parsed.get("rank", False)
+        query, label = basics.search_query(arguments[0], False, parsed.get("words", False), rank)
+        roles = basics.role_names(parsed.get("role", []))
+        filters = basics.Filters(session, roles, None, None, parsed.get("limit"), False, *where)
+        return 0 if basics.search(query, label, filters, rank, parsed.get("as_json", False)) else 1
+
+    return run
+
+
+Run = Callable[[], int | None]  # the exit status, None for 0
+BUILDERS: dict[str, Callable[[list[str], Parsed], Run | None]] = {
     "add": _add,
     "show": _show,
     "stats": _stats,
     "sessions": _sessions,
+    "search": _search,
 }
 
 
-def plan(argv: list[str]) -> Callable[[], None] | None:
+def plan(argv: list[str]) -> Run | None:
     """What to run for `argv` on the quick path, or None for the full command."""
     if os.environ.get(VARIABLE) == "0" or not argv or argv[0] not in BUILDERS:
         return None
@@ -228,6 +263,6 @@ def plan(argv: list[str]) -> Callable[[], None] | None:
     if found is None:
         return None
     arguments, parsed = found
-    if arguments and argv[0] != "sessions" and not _session_ok(arguments[0]):
+    if argv[0] in ("add", "show", "stats") and not _session_ok(arguments[0]):
         return None
     return BUILDERS[argv[0]](arguments, parsed)

@@ -3,28 +3,12 @@ exiting as grep does."""
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable
 from typing import Annotated
 
 import typer
 
-from zerda.errors import ZerdaError
-from zerda.messages import Message
-from zerda.store.matching import Matcher, Query
-from zerda.store.words import Words
-from zerda_cli import render
-from zerda_cli.inputs import ExitStatusError, os_message
-from zerda_cli.params import (
-    HomeOpt,
-    JsonOpt,
-    LenientOpt,
-    SessionOpt,
-    StoreOpt,
-    open_store,
-    usage_error,
-)
-from zerda_cli.render.progress import ProgressLine
+from zerda_cli import basics
+from zerda_cli.params import HomeOpt, JsonOpt, LenientOpt, SessionOpt, StoreOpt
 from zerda_cli.spans import SinceOpt, UntilOpt
 
 RoleOpt = Annotated[
@@ -89,61 +73,9 @@ def search(
     --json gives each match's session, message uuid, time, role and content, and the
     character offsets [start, end) of each match in the content.
     """
-    wanted, label = _query(query, regex, words, rank)
-    roles = role_names(role or [])
-    scores: dict[tuple[str, str | None], float] | None = None
-    try:
-        store = open_store(home, location, lenient=lenient)
-        with ProgressLine("indexing sessions") as progress:
-            if hasattr(store, "index_progress"):
-                store.index_progress = progress
-            if rank:
-                best = store.ranked(
-                    wanted, session, roles=roles, since=since, until=until, limit=limit
-                )
-                scores = {(sid, m.uuid): score for sid, m, score in best}
-                hits: Iterable[tuple[str, Message]] = [(sid, m) for sid, m, _ in best]
-            else:
-                hits = store.search(
-                    wanted, session, roles=roles, since=since, until=until, limit=limit
-                )
-        found = render.search(hits, Matcher(wanted), label, as_json, scores)
-    except BrokenPipeError:
-        raise  # whoever read the matches stopped: no trouble of the search's
-    except (ZerdaError, OSError) as exc:
-        message = str(exc) if isinstance(exc, ZerdaError) else os_message(exc)
-        raise ExitStatusError(message, 2) from exc
-    if not found:
+    wanted, label = basics.search_query(query, regex, words, rank)
+    where = basics.Filters(
+        session, basics.role_names(role or []), since, until, limit, lenient, home, location
+    )
+    if not basics.search(wanted, label, where, rank, as_json):
         raise typer.Exit(1)
-
-
-def _query(query: str, regex: bool, words: bool, rank: bool) -> tuple[Query, str]:
-    """What to search for, and how to name it to people; a usage error when it is bad."""
-    if not query:
-        raise usage_error("the query is empty")
-    if regex and (words or rank):
-        raise usage_error(f"--regex cannot go with {'--words' if words else '--rank'}")
-    if regex:
-        return compiled(query), f"/{query}/"
-    if not words:
-        return query, repr(query)
-    try:
-        return Words.parse(query), repr(query)
-    except ZerdaError as exc:
-        raise usage_error(str(exc)) from None
-
-
-def compiled(pattern: str) -> re.Pattern[str]:
-    """`--regex`'s QUERY compiled to match in any case; a usage error when it is bad."""
-    try:
-        return re.compile(pattern, re.IGNORECASE)
-    except re.error as exc:
-        raise usage_error(f"bad regular expression {pattern!r}: {exc}") from None
-
-
-def role_names(values: list[str]) -> list[str]:
-    """The roles of every `--role` (each may be a comma list); a usage error for an empty one."""
-    names = [name.strip() for value in values for name in value.split(",")]
-    if any(not name for name in names):
-        raise usage_error("--role needs a role name (an empty one was given)")
-    return names

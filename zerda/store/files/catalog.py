@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import errno
 import functools
+import hashlib
 import json
 import os
+import pickle
 import sqlite3
 import stat
 import zlib
@@ -96,6 +98,40 @@ def available() -> bool:
     return "ENABLE_FTS5" in options
 
 
+class Files:
+    """The session files as one check found them: each name the directory lists with its
+    `lstat` (None when it went meanwhile), and `digest`, a hash of them all in the order
+    listed, which any write to a file (a new size or time), a new, removed or renamed
+    file changes (two files trading names too). When it is the one stored after the last
+    check, no file changed and no row is read."""
+
+    def __init__(self, names: list[str], stats: list[os.stat_result | None]) -> None:
+        self.names, self.stats = names, stats
+        fields = [None if s is None else (s.st_ino, s.st_size, s.st_mtime_ns) for s in stats]
+        digest = hashlib.blake2b("\0".join(names).encode("utf-8", "surrogateescape"))
+        digest.update(pickle.dumps(fields, protocol=5))
+        self.digest = f"{len(names)}:{digest.hexdigest()}"
+
+    def sessions(self) -> dict[str, tuple[int, int, int]]:
+        """(inode, size, modification time) by session id, of each file with content."""
+        found = {}
+        for name, info in zip(self.names, self.stats, strict=True):
+            if (
+                info is not None
+                and info.st_size
+                and SESSION_ID.fullmatch(sid := name[: -len(SUFFIX)])
+            ):
+                found[sid] = (info.st_ino, info.st_size, info.st_mtime_ns)
+        return found
+
+
+def _lstat(name: str, fd: int) -> os.stat_result | None:
+    try:
+        return os.stat(name, dir_fd=fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return None
+
+
 class Catalog:
     """The archive index of one file store (see the module docstring)."""
 
@@ -165,23 +201,24 @@ class Catalog:
         """Bring the index up to date with the session files (see the module docstring)."""
         progress = progress or self.store.index_progress
         try:
-            on_disk, digest = self._files()
+            files = self._files()
         except OSError as exc:
             raise StoreError(f"{self.store.sessions_dir}: {exc.strerror or exc}") from exc
         self.incomplete = False  # a file could not be read this time: no digest is kept
         with self._db() as db:
             encoding = self.store.encoding
-            state = f"{encoding} {digest}"
+            state = f"{encoding} {files.digest}"
             db.execute("BEGIN")  # one snapshot: the digest, the rows and the generation
             held = db.execute("SELECT value FROM meta WHERE key='files'").fetchone()
             if held is not None and held[0] == state:
                 db.execute("COMMIT")
-                return self._unchanged(db, len(on_disk))
+                return self._unchanged(db)
             known = {row[0]: row[1:] for row in db.execute(
                 "SELECT id, ino, size, mtime_ns, coalesce(encoding, ?) FROM sessions", (encoding,)
             )}  # fmt: skip
             generation = _generation(db)
             db.execute("COMMIT")
+            on_disk = files.sessions()
             stale = [
                 sid
                 for sid, seen in on_disk.items()
@@ -205,43 +242,25 @@ class Catalog:
                     db.execute("INSERT OR REPLACE INTO meta VALUES('files', ?)", (state,))
                 else:
                     db.execute("DELETE FROM meta WHERE key='files'")
-            return self._unchanged(db, len(on_disk), len(stale), len(gone))
+            return self._unchanged(db, len(stale), len(gone))
 
-    def _unchanged(
-        self, db: sqlite3.Connection, sessions: int, refreshed: int = 0, dropped: int = 0
-    ) -> Freshness:
+    def _unchanged(self, db: sqlite3.Connection, refreshed: int = 0, dropped: int = 0) -> Freshness:
+        sessions = db.execute("SELECT count(*) FROM sessions").fetchone()[0]
         damaged = db.execute("SELECT count(*) FROM sessions WHERE damage IS NOT NULL")
         return Freshness(sessions, refreshed, dropped, damaged.fetchone()[0])
 
-    def _files(self) -> tuple[dict[str, tuple[int, int, int]], str]:
-        """(inode, size, modification time) of each session file, by session id, and a
-        digest of them all: sums of each field and of a checksum of each file's name with
-        its fields, which any write to a file (a new size or time), a new, removed or
-        renamed file changes (two files trading names too). When it is the one stored
-        after the last check, no file changed and no row is read."""
-        found: dict[str, tuple[int, int, int]] = {}
-        inodes = sizes = times = names = 0
+    def _files(self) -> Files:
+        """Each session file's (inode, size, modification time), as one `lstat` each of
+        the names the directory lists (see `Files`)."""
         try:
-            entries = os.scandir(self.store.sessions_dir)
+            fd = os.open(self.store.sessions_dir, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
         except FileNotFoundError:
-            return found, "0"
-        with entries:
-            for entry in entries:
-                name = entry.name
-                if not name.endswith(SUFFIX):
-                    continue
-                try:
-                    info = entry.stat(follow_symlinks=False)
-                except FileNotFoundError:
-                    continue
-                if info.st_size and SESSION_ID.fullmatch(sid := name[: -len(SUFFIX)]):
-                    found[sid] = (info.st_ino, info.st_size, info.st_mtime_ns)
-                    inodes += info.st_ino
-                    sizes += info.st_size
-                    times += info.st_mtime_ns
-                    key = f"{name}/{info.st_ino}/{info.st_size}/{info.st_mtime_ns}"
-                    names += zlib.crc32(key.encode("utf-8", "surrogateescape"))
-        return found, f"{len(found)}:{inodes}:{sizes}:{times}:{names}"
+            return Files([], [])
+        try:
+            names = [name for name in os.listdir(fd) if name.endswith(SUFFIX)]
+            return Files(names, [_lstat(name, fd) for name in names])
+        finally:
+            os.close(fd)
 
     def _reindex(self, db: sqlite3.Connection, sid: str) -> None:
         """Read the session again, only its new lines when it grew by appending; nothing
