@@ -11,6 +11,7 @@ from pathlib import Path
 
 from bench import (
     archive,
+    browse,
     flat,
     import_chatgpt,
     import_llm,
@@ -57,6 +58,7 @@ def main(argv: list[str] | None = None) -> int:
             ("import", lambda: import_chatgpt.chatgpt_import(sizes, work)),
             ("import llm", lambda: import_llm.llm_import(sizes, cache, work)),
             ("archive", lambda: archive.archive(sizes, cache, work)),
+            ("browse", lambda: browse.browse(sizes, cache, work)),
         ]
         for name, run in sections:
             print(f"-- {name}", file=sys.stderr, flush=True)

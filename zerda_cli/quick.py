@@ -1,5 +1,6 @@
-"""The quick path: `zerda add`, `show`, `stats`, `sessions` and `search` in their common forms,
-parsed without Typer, so the commands a shell runs most start in a fraction of the time.
+"""The quick path: `zerda add`, `show`, `stats`, `sessions`, `search` and `browse` in their
+common forms, parsed without Typer, so the commands a shell runs most start in a fraction
+of the time.
 
 What this parser does not know for certain (help, an option it does not take, a value of
 the wrong kind, `--`, a bad session id, a role or KEY=VALUE the full command would
@@ -106,6 +107,7 @@ OPTIONS: dict[str, dict[str, Option]] = {
         "--json": Flag("as_json"),
         **WHERE,
     },
+    "browse": WHERE,
 }
 # How many arguments each command takes besides its options (at least, at most).
 ARGUMENTS = {
@@ -114,6 +116,7 @@ ARGUMENTS = {
     "stats": (1, 1),
     "sessions": (0, 0),
     "search": (1, 1),
+    "browse": (0, 0),
 }
 
 
@@ -245,6 +248,12 @@ def _search(arguments: list[str], parsed: Parsed) -> Run | None:
     return run
 
 
+def _browse(arguments: list[str], parsed: Parsed) -> Run:
+    from zerda_cli.browse.start import launch
+
+    return lambda: launch(parsed.get("home"), parsed.get("location"))
+
+
 Run = Callable[[], int | None]  # the exit status, None for 0
 BUILDERS: dict[str, Callable[[list[str], Parsed], Run | None]] = {
     "add": _add,
@@ -252,6 +261,7 @@ BUILDERS: dict[str, Callable[[list[str], Parsed], Run | None]] = {
     "stats": _stats,
     "sessions": _sessions,
     "search": _search,
+    "browse": _browse,
 }
 
 

@@ -258,7 +258,11 @@ class Catalog:
             return Files([], [])
         try:
             names = [name for name in os.listdir(fd) if name.endswith(SUFFIX)]
-            return Files(names, [_lstat(name, fd) for name in names])
+            try:  # one call a file where none goes meanwhile (as good as always)
+                lstat = os.lstat
+                return Files(names, [lstat(name, dir_fd=fd) for name in names])
+            except FileNotFoundError:
+                return Files(names, [_lstat(name, fd) for name in names])
         finally:
             os.close(fd)
 
