@@ -23,8 +23,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from bench.archive import CONVERSATIONS, QUICK_CONVERSATIONS, _prepared
-from bench.corpus import NEEDLE
+from bench.corpus import NEEDLE, NEEDLE_EVERY
 from bench.harness import Row, tool
+from bench.llm_export import PER_CONVERSATION
 from bench.suites import QUICK, Sizes
 
 RUNS = 7
@@ -32,6 +33,7 @@ FIRST_TARGET_MS = 300
 KEY_TARGET_MS = 100
 POLL = 0.002  # seconds between reads of the screen
 NOTHING = "nothing matches"
+COMMON = "function"  # the query of an archive too small to hold NEEDLE
 
 
 class Terminal:
@@ -84,12 +86,14 @@ def _nothing(lines: list[str]) -> bool:
     return any(NOTHING in line for line in _listed(lines))
 
 
-def _hits_shown(lines: list[str]) -> bool:
-    return (
-        bool(lines)
-        and lines[0].rstrip().endswith(NEEDLE)
-        and any(NEEDLE in line for line in _listed(lines))
-    )
+def _hits_of(word: str) -> Callable[[list[str]], bool]:
+    """Whether the screen lists the messages of `word`, typed as the query."""
+
+    def shown(lines: list[str]) -> bool:
+        typed = bool(lines) and lines[0].rstrip().endswith(word)
+        return typed and any(word in line for line in _listed(lines))
+
+    return shown
 
 
 def browse(sizes: Sizes, cache: Path, work: Path) -> list[Row]:
@@ -108,6 +112,8 @@ def browse(sizes: Sizes, cache: Path, work: Path) -> list[Row]:
 def _one_size(zerda: str, tmux: str, home: Path, count: int, runs: int) -> list[Row]:
     command = f"env ZERDA_HOME={home} TERM=xterm-256color NO_COLOR=1 {zerda} browse"
     terminal = Terminal(tmux, f"zerda-bench-browse-{os.getpid()}")
+    word = NEEDLE if 2 * count * PER_CONVERSATION >= NEEDLE_EVERY else COMMON
+    hits_shown = _hits_of(word)
     first: list[float] = []
     typed: list[float] = []
     back: list[float] = []
@@ -115,19 +121,19 @@ def _one_size(zerda: str, tmux: str, home: Path, count: int, runs: int) -> list[
         for _ in range(runs + 1):  # the first round warms the caches and is not counted
             started = terminal.start(command)
             first.append(terminal.until(_sessions_shown) - started)
-            terminal.keys(*NEEDLE)
-            terminal.until(_hits_shown)
+            terminal.keys(*word)
+            terminal.until(hits_shown)
             sent = terminal.keys("x")
             typed.append(terminal.until(_nothing) - sent)
             sent = terminal.keys("BSpace")
-            back.append(terminal.until(_hits_shown) - sent)
+            back.append(terminal.until(hits_shown) - sent)
     finally:
         terminal.close()
     what = f"{count:,} conversations"
     figures = [
         ("first screen (start to session rows)", first[1:], FIRST_TARGET_MS),
-        (f"keystroke `x` after `{NEEDLE}`: nothing matches", typed[1:], KEY_TARGET_MS),
-        (f"keystroke Backspace to `{NEEDLE}`: its messages listed", back[1:], KEY_TARGET_MS),
+        (f"keystroke `x` after `{word}`: nothing matches", typed[1:], KEY_TARGET_MS),
+        (f"keystroke Backspace to `{word}`: its messages listed", back[1:], KEY_TARGET_MS),
     ]
     rows = []
     for case, seconds, target in figures:

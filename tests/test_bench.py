@@ -35,9 +35,11 @@ def test_quick_run_writes_every_section(tmp_path: Path) -> None:
         "summaries",
         "import",
         "archive",
+        "browse",
     }
-    archive = [r for r in rows if r["section"] == "archive"]
-    assert archive and all(r["zerda"] for r in archive), archive
+    for section in ("archive", "browse"):
+        found = [r for r in rows if r["section"] == section]
+        assert found and all(r["zerda"] for r in found), found
     summaries = [r for r in rows if r["section"] == "summaries"]
     assert len(summaries) == 6 and all(r["zerda"] > 0 for r in summaries)
     for row in (r for r in rows if r["section"] == "flat memory"):
