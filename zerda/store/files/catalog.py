@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import errno
 import functools
+import gc
 import hashlib
 import json
 import os
@@ -256,6 +257,8 @@ class Catalog:
             fd = os.open(self.store.sessions_dir, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
         except FileNotFoundError:
             return Files([], [])
+        collecting = gc.isenabled()
+        gc.disable()  # tens of thousands of objects, none in a cycle: no pass need look
         try:
             names = [name for name in os.listdir(fd) if name.endswith(SUFFIX)]
             try:  # one call a file where none goes meanwhile (as good as always)
@@ -265,6 +268,8 @@ class Catalog:
                 return Files(names, [_lstat(name, fd) for name in names])
         finally:
             os.close(fd)
+            if collecting:
+                gc.enable()
 
     def _reindex(self, db: sqlite3.Connection, sid: str) -> None:
         """Read the session again, only its new lines when it grew by appending; nothing
