@@ -23,6 +23,8 @@ from bench.suites import QUICK, Sizes
 CONVERSATIONS = (3_000, 30_000)
 QUICK_CONVERSATIONS = (30,)
 TARGET = 0.25  # zerda's time at most this share of llm's
+FLAT = 1.5  # the largest archive's time at most this many times the smallest's
+ADD_TARGET = 1.3  # `zerda add` on the archive at most this many times on an empty home
 RUNS = 7
 
 
@@ -32,9 +34,27 @@ def archive(sizes: Sizes, cache: Path, work: Path) -> list[Row]:
     if zerda is None or llm is None or importlib.util.find_spec("llm") is None:
         return [Row("archive", "sessions and search", "ms", None, note="zerda or llm missing")]
     rows: list[Row] = []
-    for count in QUICK_CONVERSATIONS if sizes is QUICK else CONVERSATIONS:
+    counts = QUICK_CONVERSATIONS if sizes is QUICK else CONVERSATIONS
+    for count in counts:
         rows += _one_size(zerda, llm, count, cache, work, 2 if sizes is QUICK else RUNS)
-    return rows
+    return rows + _growth(rows, counts)
+
+
+def _growth(rows: list[Row], counts: tuple[int, ...]) -> list[Row]:
+    """How much longer each question takes on the largest archive than on the smallest
+    (target: within FLAT times)."""
+    if len(counts) < 2:
+        return []
+    found = []
+    for command in ("`zerda sessions --limit 20`", f"`zerda search {NEEDLE}`"):
+        times = [r.zerda for r in rows if command in r.case and r.zerda is not None]
+        if len(times) < 2:
+            continue
+        growth = times[-1] / times[0]
+        verdict = "met" if growth <= FLAT else "missed"
+        case = f"{command} at {counts[-1]:,} / at {counts[0]:,} conversations"
+        found.append(Row("archive", case, "x", growth, extra={"target": f"<= {FLAT}x: {verdict}"}))
+    return found
 
 
 def _prepared(zerda: str, count: int, cache: Path) -> tuple[Path, Path]:
@@ -80,9 +100,11 @@ def _one_size(zerda: str, llm: str, count: int, cache: Path, work: Path, runs: i
     timed = time_commands(commands, runs)
     # Adding after the reads, in rounds of its own: a read right after an add also reads
     # (and counts the tokens of) the new turn, which is not what these rows measure.
+    turn = [zerda, "add", "bench-added", "a new question", "an answer"]
     adding = {
         "python -c pass": commands["python -c pass"],
-        "zerda add": Command([zerda, "add", "bench-added", "a new question", "an answer"], zenv),
+        "zerda add": Command(turn, zenv),
+        "zerda add (empty home)": Command(turn, {"ZERDA_HOME": str(work / f"empty-{count}")}),
     }
     timed.update(time_commands(adding, runs))
     what = f"{count:,} conversations ({2 * count * PER_CONVERSATION:,} messages)"
@@ -116,14 +138,20 @@ def _one_size(zerda: str, llm: str, count: int, cache: Path, work: Path, runs: i
             note="target <= 1x",
         )
     )
-    floor = timed["python -c pass"][0]
+    floor, added, alone = (timed[name][0] for name in adding)
+    share = added / alone
     rows.append(
         Row(
             "archive",
-            f"{what}: `zerda add` on the archive / `python -c pass`",
+            f"{what}: `zerda add` on the archive / on an empty home",
             "x",
-            timed["zerda add"][0] / floor,
-            extra={"ms": timed["zerda add"][0], "floor_ms": floor},
+            share,
+            extra={
+                "ms": added,
+                "empty_home_ms": alone,
+                "floor_ms": floor,
+                "target": f"<= {ADD_TARGET}x: {'met' if share <= ADD_TARGET else 'missed'}",
+            },
         )
     )
     return rows

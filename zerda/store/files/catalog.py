@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from zerda.store.overview import SessionOverview
 
 NAME = "index.sqlite3"
-VERSION = "4"
+VERSION = "5"
 TAIL = 64  # bytes before the indexed end kept to tell an append from a rewrite
 GRAM = 3  # the trigram tokenizer's length: shorter queries cannot use the index
 BATCH = 256  # sessions indexed in one transaction
@@ -62,7 +62,7 @@ SCHEMA = (
     "CREATE INDEX texts_by_session ON texts(session)",
     "CREATE TABLE owners(rowid INTEGER PRIMARY KEY, session TEXT)",
     *(f"CREATE INDEX sessions_by_{key} ON sessions({key} DESC, id)" for key in SORTED),
-    "CREATE VIRTUAL TABLE grams USING fts5(folded, content='',"
+    "CREATE VIRTUAL TABLE grams USING fts5(folded, content='', columnsize=0,"
     " tokenize='trigram case_sensitive 1', detail=none)",
 )
 # ORDER BY of each `zerda sessions --sort` key, largest (newest) first; ties by name.
@@ -243,6 +243,8 @@ class Catalog:
                     db.execute("INSERT OR REPLACE INTO meta VALUES('files', ?)", (state,))
                 else:
                     db.execute("DELETE FROM meta WHERE key='files'")
+            if not known and stale:
+                _compacted(db)  # built from nothing: give back the pages building freed
             return self._unchanged(db, len(stale), len(gone))
 
     def _unchanged(self, db: sqlite3.Connection, refreshed: int = 0, dropped: int = 0) -> Freshness:
@@ -522,6 +524,15 @@ def _match_all(texts: Sequence[str]) -> str | None:
     if not grams:
         return None
     return " AND ".join('"' + gram.replace('"', '""') + '"' for gram in grams[:MAX_GRAMS])
+
+
+def _compacted(db: sqlite3.Connection) -> None:
+    """The database file rewritten without its free pages, unless another process is
+    using the index (then it is left as it is: the space is reused by later writes)."""
+    with suppress(sqlite3.OperationalError):
+        db.execute("PRAGMA busy_timeout=0")
+        db.execute("VACUUM")
+    db.execute("PRAGMA busy_timeout=60000")
 
 
 def _generation(db: sqlite3.Connection) -> int:
