@@ -23,8 +23,10 @@ from zerda_cli.commands.doctor import doctor
 from zerda_cli.commands.imports import ImportFormat, import_history
 from zerda_cli.commands.index import index_app
 from zerda_cli.commands.manage import fork, rename, title
+from zerda_cli.commands.mcp import mcp
 from zerda_cli.commands.prune import prune
 from zerda_cli.commands.search import search
+from zerda_cli.commands.serve import serve
 from zerda_cli.commands.sessions import sessions
 from zerda_cli.commands.store import store_app
 from zerda_cli.commands.summarize import summarize
@@ -355,3 +357,5 @@ app.add_typer(store_app)
 app.add_typer(index_app)
 app.command()(browse)
 app.command()(summarize)
+app.command()(serve)
+app.command()(mcp)
