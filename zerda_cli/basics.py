@@ -202,7 +202,7 @@ def search(query: Query, label: str, where: Filters, rank: bool, as_json: bool) 
     from zerda_cli.opening import open_store
     from zerda_cli.render.progress import ProgressLine
 
-    scores: dict[tuple[str, str | None], float] | None = None
+    scores: list[float] | None = None
     options: dict[str, Any] = {
         "roles": where.roles, "since": where.since, "until": where.until, "limit": where.limit
     }  # fmt: skip
@@ -213,7 +213,7 @@ def search(query: Query, label: str, where: Filters, rank: bool, as_json: bool) 
                 store.index_progress = progress
             if rank:
                 best = store.ranked(query, where.session, **options)
-                scores = {(sid, m.uuid): score for sid, m, score in best}
+                scores = [score for _, _, score in best]
                 hits: Iterable[tuple[str, Message]] = [(sid, m) for sid, m, _ in best]
             else:
                 hits = store.search(query, where.session, **options)

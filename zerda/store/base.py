@@ -275,30 +275,38 @@ class Store(ABC):
         `Words`; a pattern cannot be ranked (InvalidArgumentError)."""
         from zerda.errors import InvalidArgumentError
         from zerda.store.matching import Matcher, check_limit
-        from zerda.store.ranking import best
+        from zerda.store.ranking import best, countable
 
         check_limit(limit)
         matcher = Matcher(query)
         if matcher.pattern is not None:
             raise InvalidArgumentError("a pattern cannot be ranked: rank a string or words")
-        hits = self.search(query, session_id, roles=roles, since=since, until=until)
-        return best(hits, matcher, self.corpus(matcher.needles), limit)
+        hits = list(self.search(query, session_id, roles=roles, since=since, until=until))
+        terms = matcher.needles
+        counted = [n for n, texts in enumerate(terms) if countable(texts)]
+        corpus = self.corpus([terms[n] for n in counted]).spread(len(terms), counted)
+        return best(hits, matcher, corpus, limit)
 
     def corpus(self, terms: Sequence[Sequence[str]]) -> Corpus:
         """What ranking needs of the whole store: its messages, their characters, and for
         each term (the casefolded texts a match of it holds) how many messages hold them
-        all. Stores with an index estimate it there; this default reads every message."""
+        all. Stores with an index estimate it there; this default reads every message (a
+        session that cannot be read counts for nothing)."""
+        from zerda.errors import NotFoundError, StoreError
         from zerda.store.ranking import Corpus
 
         messages = characters = 0
         holding = [0] * len(terms)
         for sid in self.session_ids():
-            for message in self.iter_messages(sid):
-                messages += 1
-                characters += len(message.content)
-                folded = message.content.casefold()
-                for n, texts in enumerate(terms):
-                    holding[n] += all(text in folded for text in texts)
+            try:
+                for message in self.iter_messages(sid):
+                    messages += 1
+                    characters += len(message.content)
+                    folded = message.content.casefold()
+                    for n, texts in enumerate(terms):
+                        holding[n] += all(text in folded for text in texts)
+            except (NotFoundError, StoreError):
+                continue  # gone meanwhile, or damaged: a search reports it, not ranking
         return Corpus(messages, characters, tuple(holding))
 
     # -- rewriting ---------------------------------------------------------------

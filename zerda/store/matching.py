@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import heapq
 import re
+import sys
 from collections import deque
 from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass
@@ -134,8 +135,10 @@ class Filters:
 
 def check_limit(limit: int | None) -> None:
     """InvalidArgumentError unless `limit` is None or a positive integer."""
-    if limit is not None and (type(limit) is not int or limit < 1):
-        raise InvalidArgumentError(f"limit must be a positive integer, not {limit!r}")
+    if limit is not None and (type(limit) is not int or not 1 <= limit <= sys.maxsize):
+        raise InvalidArgumentError(
+            f"limit must be a positive integer up to {sys.maxsize}, not {limit!r}"
+        )
 
 
 def newest_first(

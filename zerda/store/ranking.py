@@ -5,14 +5,16 @@ scores `idf * f * (K1 + 1) / (f + K1 * (1 - B + B * length / average))`, where `
 how often it occurs in the message, `length` the message's characters, `average` that of
 the store's messages, and `idf = ln(1 + (N - n + 0.5) / (n + 0.5))` with `N` the store's
 messages and `n` those holding the term (an index's estimate where a store has one, never
-below the true count). Equal scores: newest first, as an unranked search.
+below the true count). A term with no text of COUNTABLE characters or more (`go`, `"a b"`)
+is taken as held by every message, as no trigram index can count it: it weighs next to
+nothing, on every store alike. Equal scores: newest first, as an unranked search.
 """
 
 from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from zerda.messages import Message
@@ -20,6 +22,7 @@ from zerda.store.matching import Matcher
 
 K1 = 1.2
 B = 0.75
+COUNTABLE = 3  # characters of a term's longest text for its messages to be counted
 Scored = tuple[str, Message, float]
 
 
@@ -32,10 +35,23 @@ class Corpus:
     characters: int
     holding: tuple[int, ...]
 
+    def spread(self, terms: int, counted: Sequence[int]) -> Corpus:
+        """This corpus of the `counted` terms (their indexes among `terms`), the others
+        held by every message."""
+        holding = [self.messages] * terms
+        for n, count in zip(counted, self.holding, strict=True):
+            holding[n] = count
+        return Corpus(self.messages, self.characters, tuple(holding))
+
     def weights(self) -> list[float]:
         """Each term's inverse document frequency."""
         total = self.messages
         return [math.log(1 + (total - min(n, total) + 0.5) / (n + 0.5)) for n in self.holding]
+
+
+def countable(texts: Sequence[str]) -> bool:
+    """Whether how many messages hold a term of `texts` is counted (see the module)."""
+    return any(len(text) >= COUNTABLE for text in texts)
 
 
 def best(

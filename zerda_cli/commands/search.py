@@ -23,7 +23,9 @@ RoleOpt = Annotated[
 ]
 LimitOpt = Annotated[
     int | None,
-    typer.Option("--limit", metavar="N", min=1, help="At most N matches, the newest."),
+    typer.Option(
+        "--limit", metavar="N", min=1, help="At most N matches: the newest (the best with --rank)."
+    ),
 ]
 RegexOpt = Annotated[
     bool,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from zerda_cli.render.sanitize import neutralize, one_line, to_json
@@ -150,11 +150,11 @@ def search(
     matcher: Matcher,
     label: str,
     as_json: bool,
-    scores: Mapping[tuple[str, str | None], float] | None = None,
+    scores: Sequence[float] | None = None,
 ) -> int:
     """`zerda search`: each matching message with its session, time and role (`--json`:
     its uuid and the character offsets of each match too, and its score when ranked by
-    `scores`, keyed by session and uuid), written as it is found, so a search with many
+    `scores`, one a hit in order), written as it is found, so a search with many
     hits never holds them all. Returns how many were written."""
     from zerda_cli.render import formats
 
@@ -162,9 +162,7 @@ def search(
     if as_json:
         records = (search_record(sid, m, matcher) for sid, m in counted)
         if scores is not None:
-            records = (
-                {**r, "score": round(scores[(r["session_id"], r["uuid"])], 6)} for r in records
-            )
+            records = ({**r, "score": round(s, 6)} for r, s in zip(records, scores, strict=False))
         write_lines(formats.json_array(records))
     elif on_terminal():
         from zerda_cli.render import screens

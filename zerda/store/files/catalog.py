@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import errno
 import functools
-import gc
 import hashlib
 import json
 import os
@@ -245,10 +244,19 @@ class Catalog:
                     db.execute("DELETE FROM meta WHERE key='files'")
             if not known and stale:
                 _compacted(db)  # built from nothing: give back the pages building freed
-            return self._unchanged(db, len(stale), len(gone))
+            return self._unchanged(db, len(stale), len(gone), len(on_disk))
 
-    def _unchanged(self, db: sqlite3.Connection, refreshed: int = 0, dropped: int = 0) -> Freshness:
-        sessions = db.execute("SELECT count(*) FROM sessions").fetchone()[0]
+    def _unchanged(
+        self,
+        db: sqlite3.Connection,
+        refreshed: int = 0,
+        dropped: int = 0,
+        sessions: int | None = None,
+    ) -> Freshness:
+        """What a check found: `sessions` files (when not given, none changed since the
+        last complete check, so the index holds one row a file)."""
+        if sessions is None:
+            sessions = db.execute("SELECT count(*) FROM sessions").fetchone()[0]
         damaged = db.execute("SELECT count(*) FROM sessions WHERE damage IS NOT NULL")
         return Freshness(sessions, refreshed, dropped, damaged.fetchone()[0])
 
@@ -259,8 +267,6 @@ class Catalog:
             fd = os.open(self.store.sessions_dir, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
         except FileNotFoundError:
             return Files([], [])
-        collecting = gc.isenabled()
-        gc.disable()  # tens of thousands of objects, none in a cycle: no pass need look
         try:
             names = [name for name in os.listdir(fd) if name.endswith(SUFFIX)]
             try:  # one call a file where none goes meanwhile (as good as always)
@@ -270,8 +276,6 @@ class Catalog:
                 return Files(names, [_lstat(name, fd) for name in names])
         finally:
             os.close(fd)
-            if collecting:
-                gc.enable()
 
     def _reindex(self, db: sqlite3.Connection, sid: str) -> None:
         """Read the session again, only its new lines when it grew by appending; nothing

@@ -715,6 +715,28 @@ class SessionStore(Store):
             return self.session_ids()
         return sorted(sid for sid in found if self.exists(sid))
 
+    def ranked(
+        self,
+        query: Query,
+        session_id: str | None = None,
+        *,
+        roles: Collection[str] = (),
+        since: datetime | None = None,
+        until: datetime | None = None,
+        limit: int | None = None,
+    ) -> list[tuple[str, Message, float]]:
+        """`Store.ranked`, the archive index checked against the files once for both the
+        search and the statistics ranking takes from it."""
+        saved = self.index_recheck_after
+        self.mark_index_stale()
+        self.index_recheck_after = float("inf")
+        try:
+            return super().ranked(
+                query, session_id, roles=roles, since=since, until=until, limit=limit
+            )
+        finally:
+            self.index_recheck_after = saved
+
     def corpus(self, terms: Sequence[Sequence[str]]) -> Corpus:
         """What ranking needs of the store (see `Store.corpus`), from the archive index
         when there is one (checked against the files first), else read from the files."""
