@@ -12,11 +12,13 @@ from pathlib import Path
 from bench import (
     archive,
     browse,
+    entities,
     flat,
     import_chatgpt,
     import_llm,
     langchain_history,
     postgres,
+    serve,
     suites,
     summaries,
 )
@@ -59,6 +61,8 @@ def main(argv: list[str] | None = None) -> int:
             ("import llm", lambda: import_llm.llm_import(sizes, cache, work)),
             ("archive", lambda: archive.archive(sizes, cache, work)),
             ("browse", lambda: browse.browse(sizes, cache, work)),
+            ("serve", lambda: serve.serve(sizes, cache, work)),
+            ("entities", lambda: entities.entities()),
         ]
         for name, run in sections:
             print(f"-- {name}", file=sys.stderr, flush=True)

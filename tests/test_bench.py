@@ -36,6 +36,8 @@ def test_quick_run_writes_every_section(tmp_path: Path) -> None:
         "import",
         "archive",
         "browse",
+        "serve",
+        "entities",
     }
     for section in ("archive", "browse"):
         found = [r for r in rows if r["section"] == section]
