@@ -18,16 +18,10 @@ Json = dict[str, Any]
 
 def message_out(message: Message) -> Json:
     """A stored message as Zep gives it: uuid, time, role, content, tokens (metadata if any)."""
-    data: Json = {
-        "uuid": message.uuid,
-        "created_at": format_time(message.created_at) if message.created_at else None,
-        "role": message.role,
-        "role_type": message.role_type,
-        "content": message.content,
-        "token_count": message.token_count,
-    }
-    if message.metadata:
-        data["metadata"] = message.metadata
+    data = message.to_dict()
+    data.pop("extra", None)  # fields of a foreign format: not Zep's
+    if not message.metadata:
+        del data["metadata"]
     return data
 
 
