@@ -26,6 +26,7 @@ from serve_helpers import (
     zep_python,
 )
 
+from zerda.entities import stored_entities
 from zerda.store.opening import open_store
 from zerda_cli.__main__ import main
 
@@ -75,18 +76,53 @@ def stored(server: Server, session_id: str) -> list[dict[str, Any]]:
     return list(client(server, "memory", session_id)["messages"])
 
 
+def zep_entities(text: str) -> list[dict[str, Any]]:
+    """What Zep's extractor put under `metadata.system.entities` for `text`, zerda's way."""
+    return [
+        {
+            "Label": e.label,
+            "Name": e.name,
+            "Matches": [{"Start": m.start, "End": m.end, "Text": m.text} for m in e.matches],
+        }
+        for e in stored_entities(text)
+    ]
+
+
 def test_the_seeds_example_comes_back_in_order_with_its_stamps(server: Server) -> None:
     found = client(server, "seed", secrets.token_hex(16))
     assert found["result"] == "OK" and found["summary"] is None
     assert [(m["role"], m["content"]) for m in found["messages"]] == SEED
     for message in found["messages"]:
         assert len(message["uuid"]) == 36 and message["created_at"].endswith("Z")
-        assert message["token_count"] > 0 and message["metadata"] is None
+        assert message["token_count"] > 0
+    # "returned with UUIDs, entities extracted from the conversation, token counts, ..."
+    first, second, third = (m["metadata"] for m in found["messages"])
+    assert first == {
+        "system": {
+            "entities": [
+                {
+                    "Label": "PERSON",
+                    "Name": "Octavia Butler",
+                    "Matches": [{"Start": 8, "End": 22, "Text": "Octavia Butler"}],
+                }
+            ]
+        }
+    }
+    assert second == {"system": {"entities": zep_entities(SEED[1][1])}}
+    assert [e["Label"] for e in second["system"]["entities"]] == ["PERSON", "DATE", "DATE"]
+    assert third is None  # nothing named: nothing added
 
 
 def test_metadata_comes_back_exactly(server: Server) -> None:
     found = client(server, "metadata", secrets.token_hex(16))["messages"]
-    assert [m["metadata"] for m in found] == [None, None, {"foo": "bar"}]
+    assert [m["metadata"].get("foo") if m["metadata"] else None for m in found] == [
+        None,
+        None,
+        "bar",
+    ]
+    assert found[2]["metadata"] == {"foo": "bar"}
+    for message in found[:2]:
+        assert message["metadata"] == {"system": {"entities": zep_entities(message["content"])}}
 
 
 def test_lastn_gives_the_last_messages(server: Server) -> None:
@@ -114,9 +150,27 @@ def test_the_summary_comes_with_the_memory(server: Server) -> None:
     summary = client(server, "memory", session_id)["summary"]
     assert summary["content"] == "Octavia Butler wrote science fiction."
     assert len(summary["uuid"]) == 36 and summary["token_count"] > 0
+    # zep-python's Summary has no metadata field: Zep's JSON gives the summary's entities.
+    url = f"{server.url}/api/v1/sessions/{session_id}/memory"
+    raw = httpx.get(url, headers=_auth()).json()["summary"]
+    assert raw["metadata"] == {"system": {"entities": zep_entities(summary["content"])}}
     posted = client(server, "summary_posted", session_id)
     assert posted["summary"]["content"] == "They spoke of Octavia Butler."
     assert posted["messages"] == stored(server, session_id)
+
+
+def test_imported_history_gains_its_entities_from_zerda_entities(server: Server) -> None:
+    session_id = secrets.token_hex(16)
+    imported = open_store(server.location, extract_entities=False)
+    imported.append_turn(session_id, "Is Lagos bigger than Cairo?", "Lagos, by a little.")
+    assert [m.get("metadata") for m in stored(server, session_id)] == [None, None]
+    imported.fill_entities(session_id)
+    imported.close()
+    found = stored(server, session_id)
+    assert [m["metadata"]["system"]["entities"] for m in found] == [
+        zep_entities(m["content"]) for m in found
+    ]
+    assert [e["Name"] for e in found[0]["metadata"]["system"]["entities"]] == ["Lagos", "Cairo"]
 
 
 def test_search_finds_the_sessions_messages_best_first(server: Server) -> None:
@@ -132,7 +186,7 @@ def test_messages_by_page_and_uuid_and_their_metadata_updated(server: Server) ->
     found = client(server, "messages", session_id)
     before = stored(server, session_id)
     assert found["page"] == before[2:] and found["one"]["uuid"] == before[0]["uuid"]
-    assert found["updated"] == {**found["one"], "metadata": {"seen": True}}
+    assert found["updated"] == {**found["one"], "metadata": {**before[0]["metadata"], "seen": True}}
     assert before[0] == found["updated"] and found["missing"]["error"] == "NotFoundError"
 
 

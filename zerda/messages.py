@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
+from zerda.entities.model import Entity
 from zerda.errors import InvalidMessageError
 
 # What a role means to a model (Zep's role types). A role is the caller's own name for
@@ -145,6 +146,30 @@ def _time_or_none(value: Any) -> datetime | None:
     return parse_time(value) if value else None
 
 
+Entities = tuple[Entity, ...]
+
+
+def entities_of(value: Any) -> Entities | None:
+    """Entities from their plain form (a list of Zep-shaped dicts) or from Entity values;
+    None stays None (not extracted). InvalidMessageError on a bad shape."""
+    if value is None:
+        return None
+    if not isinstance(value, list | tuple):
+        raise InvalidMessageError("entities must be a list")
+    return tuple(e if isinstance(e, Entity) else Entity.from_dict(e) for e in value)
+
+
+def _check_entities(value: Any, what: str) -> None:
+    if value is not None and (
+        type(value) is not tuple or not all(isinstance(e, Entity) for e in value)
+    ):
+        raise InvalidMessageError(f"{what} entities must be a tuple of Entity (or None)")
+
+
+def _entities_dicts(entities: Entities) -> list[dict[str, Any]]:
+    return [entity.to_dict() for entity in entities]
+
+
 @dataclass(frozen=True)
 class Message:
     """One chat message, kept exactly as given.
@@ -154,7 +179,8 @@ class Message:
     fields of a foreign message format zerda has no field for (OpenAI `tool_calls`,
     `tool_call_id`, `name`, a `content` that was null or a list of parts), so the
     matching export gives them back. `uuid`, `created_at` and `token_count` are set
-    when stored.
+    when stored; so are `entities` (what `zerda.entities.extract` finds in the content)
+    by a store that extracts them, None meaning not extracted.
     """
 
     role: str
@@ -165,6 +191,7 @@ class Message:
     token_count: int | None = None
     role_type: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    entities: Entities | None = None
 
     def __post_init__(self) -> None:
         check_role(self.role)
@@ -175,6 +202,9 @@ class Message:
         if type(self.extra) is not dict:
             object.__setattr__(self, "extra", _check_dict(self.extra, "message extra"))
         _check_stamps(self.uuid, self.created_at, self.token_count, "message")
+        if self.entities is not None and type(self.entities) is not tuple:
+            object.__setattr__(self, "entities", entities_of(self.entities))
+        _check_entities(self.entities, "message")
         if self.role_type is None:
             object.__setattr__(self, "role_type", role_type_of(self.role))
         elif self.role_type not in _ROLE_TYPE_SET:
@@ -202,8 +232,9 @@ class Message:
         )
 
     def to_dict(self) -> dict[str, Any]:
-        """The Zep-style plain dict (JSON-ready); `extra` only when the message has some."""
-        data = {
+        """The Zep-style plain dict (JSON-ready); `extra` only when the message has some,
+        `entities` only when they were extracted."""
+        data: dict[str, Any] = {
             "uuid": self.uuid,
             "created_at": format_time(self.created_at) if self.created_at else None,
             "role": self.role,
@@ -212,6 +243,8 @@ class Message:
             "token_count": self.token_count,
             "metadata": self.metadata,
         }
+        if self.entities is not None:
+            data["entities"] = _entities_dicts(self.entities)
         if self.extra:
             data["extra"] = self.extra
         return data
@@ -229,6 +262,7 @@ class Message:
                 token_count=data.get("token_count"),
                 role_type=data.get("role_type"),
                 extra=data.get("extra") or {},
+                entities=entities_of(data.get("entities")),
             )
 
 
@@ -236,7 +270,8 @@ class Message:
 class Summary:
     """A session's running summary: its text, when it was made and its size.
 
-    `metadata` may say what made it and which turns it covers.
+    `metadata` may say what made it and which turns it covers; `entities`, set when
+    stored by a store that extracts them, what the text names.
     """
 
     content: str
@@ -244,12 +279,16 @@ class Summary:
     created_at: datetime | None = None
     token_count: int | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
+    entities: Entities | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.content, str):
             raise InvalidMessageError("summary content must be a string")
         object.__setattr__(self, "metadata", _check_dict(self.metadata, "summary metadata"))
         _check_stamps(self.uuid, self.created_at, self.token_count, "summary")
+        if self.entities is not None and type(self.entities) is not tuple:
+            object.__setattr__(self, "entities", entities_of(self.entities))
+        _check_entities(self.entities, "summary")
 
     def stamped(self, token_count: int | None) -> Summary:
         """A copy with a uuid, a creation time and a token count (each kept if already set)."""
@@ -261,14 +300,17 @@ class Summary:
         )
 
     def to_dict(self) -> dict[str, Any]:
-        """The Zep-style plain dict (JSON-ready)."""
-        return {
+        """The Zep-style plain dict (JSON-ready); `entities` only when extracted."""
+        data: dict[str, Any] = {
             "uuid": self.uuid,
             "created_at": format_time(self.created_at) if self.created_at else None,
             "content": self.content,
             "token_count": self.token_count,
             "metadata": self.metadata,
         }
+        if self.entities is not None:
+            data["entities"] = _entities_dicts(self.entities)
+        return data
 
     @classmethod
     def coerce(cls, value: Summary | str | dict[str, Any] | None) -> Summary | None:
@@ -286,6 +328,7 @@ class Summary:
                 created_at=_time_or_none(value.get("created_at")),
                 token_count=value.get("token_count"),
                 metadata=value.get("metadata") or {},
+                entities=entities_of(value.get("entities")),
             )
 
 

@@ -20,6 +20,7 @@ from zerda_cli.browse.command import browse
 from zerda_cli.chat.command import chat
 from zerda_cli.commands.copy import copy
 from zerda_cli.commands.doctor import doctor
+from zerda_cli.commands.entities import entities
 from zerda_cli.commands.imports import ImportFormat, import_history
 from zerda_cli.commands.index import index_app
 from zerda_cli.commands.manage import fork, rename, title
@@ -134,6 +135,15 @@ def show(
     pager: Annotated[
         bool, typer.Option("--pager/--no-pager", help="Page long transcripts on a terminal.")
     ] = True,
+    entities: Annotated[
+        bool,
+        typer.Option(
+            "--entities",
+            "-e",
+            help="Each message's entities (people, places, dates, ...): those stored, else "
+            "found now.",
+        ),
+    ] = False,
     since: SinceOpt = None,
     until: UntilOpt = None,
     lenient: LenientOpt = False,
@@ -146,7 +156,8 @@ def show(
     --last); the summary is shown as ever.
     """
     rendering = basics.show_format(as_json, jsonl, with_session, fmt.value if fmt else None)
-    basics.show(session, last, rendering, pager, since, until, lenient, home, location)
+    where = (lenient, home, location)
+    basics.show(session, last, rendering, pager, since, until, *where, entities=entities)
 
 
 @app.command()
@@ -357,5 +368,6 @@ app.add_typer(store_app)
 app.add_typer(index_app)
 app.command()(browse)
 app.command()(summarize)
+app.command()(entities)
 app.command()(serve)
 app.command()(mcp)

@@ -9,8 +9,8 @@ same arguments. Heavy modules load inside the branch that needs them.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -95,15 +95,30 @@ def show(
     lenient: bool,
     home: Path | None,
     location: str | None,
+    *,
+    entities: bool = False,
 ) -> None:
-    """`zerda show`: the transcript, streamed from the store."""
+    """`zerda show`: the transcript, streamed from the store; with `entities`, every
+    message carries its entities (those stored, else found now)."""
     from zerda_cli import render
     from zerda_cli.opening import open_store
 
     store = open_store(home, location, lenient=lenient, command="show")
     details = store.get_session(session)
     summary, messages = history(store, session, last, since, until)
-    render.transcript(details, summary, messages, rendering, page=pager)
+    if entities:
+        messages = with_entities(messages)
+    render.transcript(details, summary, messages, rendering, page=pager, entities=entities)
+
+
+def with_entities(messages: Iterable[Message]) -> Iterator[Message]:
+    """`messages`, each with its entities: those stored, else found now (not stored)."""
+    from zerda.entities import stored_entities
+
+    for message in messages:
+        if message.entities is None:
+            message = replace(message, entities=stored_entities(message.content))
+        yield message
 
 
 def history(

@@ -17,13 +17,15 @@ def open_store(
     *,
     count_on_write: bool = True,
     lenient: bool = False,
+    extract_entities: bool = False,
     command: str = "",
 ) -> Store:
     """The store a command works on: `--store`, `--home`, `$ZERDA_STORE`, `store =` in
     config.toml, else the data home (see `zerda_cli.location`); a usage error of
     `command` when both flags are given, or when a directory named is something else.
     `lenient` skips damaged lines, counted into one warning at the end (see
-    `zerda_cli.lenient`)."""
+    `zerda_cli.lenient`). Entities are extracted on write only where `extract_entities`
+    says (a short command leaves them to `zerda entities`, as an import does)."""
     from zerda.store.opening import open_store as open_location
     from zerda_cli.location import store_location
 
@@ -36,4 +38,6 @@ def open_store(
         from zerda_cli.lenient import count_skipped_lines
 
         count_skipped_lines()
-    return open_location(location, count_on_write=count_on_write, lenient=lenient)
+    return open_location(
+        location, count_on_write=count_on_write, lenient=lenient, extract_entities=extract_entities
+    )

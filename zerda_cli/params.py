@@ -98,6 +98,7 @@ def open_store(
     *,
     count_on_write: bool = True,
     lenient: bool = False,
+    extract_entities: bool = False,
 ) -> Store:
     """`zerda_cli.opening.open_store` for a Typer command: its usage errors are Typer's,
     so they name the command being run."""
@@ -105,7 +106,13 @@ def open_store(
     from zerda_cli.opening import open_store as open_for_command
 
     try:
-        return open_for_command(home, store, count_on_write=count_on_write, lenient=lenient)
+        return open_for_command(
+            home,
+            store,
+            count_on_write=count_on_write,
+            lenient=lenient,
+            extract_entities=extract_entities,
+        )
     except UsageProblem as exc:
         raise usage_error(str(exc)) from None
 

@@ -96,12 +96,14 @@ def test_an_unusable_server_is_one_line_without_its_password() -> None:
 def test_store_init(postgres_admin: str) -> None:
     from conftest import drop_database, new_database
 
+    from zerda.store.postgres.schema import LATEST
+
     url = new_database(postgres_admin)
     try:
         first = zerda("store", "init", "--store", url)
-        assert first.returncode == 0 and "schema now at version 1" in first.stderr
+        assert first.returncode == 0 and f"schema now at version {LATEST}" in first.stderr
         again = zerda("store", "init", "--store", url)
-        assert again.returncode == 0 and "already at version 1" in again.stderr
+        assert again.returncode == 0 and f"already at version {LATEST}" in again.stderr
     finally:
         drop_database(postgres_admin, url)
     files = zerda("store", "init")

@@ -20,6 +20,7 @@ from zerda import (
     ZerdaError,
     open_store,
 )
+from zerda.messages import Message
 from zerda.store.matching import Filters, Matcher
 from zerda.store.postgres.schema import LATEST, MIGRATIONS
 from zerda.store.postgres.searching import SearchQuery
@@ -123,6 +124,41 @@ def test_init_applies_each_migration_once_for_racing_processes(database: str) ->
     store = PostgresStore(database)
     assert store.session_ids() == [f"s{n}" for n in range(4)]
     store.close()
+
+
+def test_a_version_1_database_gains_entities_and_keeps_its_messages(database: str) -> None:
+    import psycopg
+
+    with psycopg.connect(database) as conn:  # the schema as zerda 0.1 made it
+        conn.execute(
+            "CREATE TABLE zerda_schema (version integer PRIMARY KEY, description text NOT NULL,"
+            " applied_at timestamptz NOT NULL DEFAULT now())"
+        )
+        for statement in MIGRATIONS[0].statements:
+            conn.execute(statement.encode())
+        conn.execute("INSERT INTO zerda_schema (version, description) VALUES (1, 'v1')")
+        conn.execute(
+            "INSERT INTO zerda_sessions (id, metadata, created_at, encoding, seq, messages)"
+            " VALUES ('old', '{}', now(), 'o200k_base', 1, 1)"
+        )
+        conn.execute(
+            "INSERT INTO zerda_messages (session_id, seq, uuid, created_at, role, role_type,"
+            " part, content, token_count, metadata)"
+            " VALUES ('old', 1, 'u1', now(), 'user', 'user', 'ask', 'Ada lives in Paris', 5, '{}')"
+        )
+    store = PostgresStore(database)
+    try:
+        [old] = store.get_memory("old").messages
+        assert (old.content, old.entities, store.schema_version()) == (
+            "Ada lives in Paris",
+            None,
+            LATEST,
+        )
+        new = store.add_message("old", Message("user", "Email ada@example.com"))
+        assert [(e.label, e.name) for e in new.entities or ()] == [("EMAIL", "ada@example.com")]
+        assert store.get_memory("old").messages[1] == new
+    finally:
+        store.close()
 
 
 def test_a_newer_schema_is_refused(database: str) -> None:

@@ -15,7 +15,7 @@ import re
 from typing import Any
 
 from zerda.errors import InvalidMessageError
-from zerda.messages import ROLE_TYPE_OF, Message, parse_time
+from zerda.messages import ROLE_TYPE_OF, Entities, Message, entities_of, parse_time
 
 OPENAI_ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "function"})
 # How a message whose role is not an OpenAI role is sent: by its role type, with the
@@ -30,7 +30,7 @@ SENT_AS = {
 }
 # Fields of zerda's own dict form of a message, which are not OpenAI keys.
 ZERDA_FIELDS = frozenset(
-    {"uuid", "created_at", "role_type", "token_count", "metadata", "extra", "type"}
+    {"uuid", "created_at", "role_type", "token_count", "metadata", "extra", "type", "entities"}
 )
 # Keys of `extra` that hold another format's own fields (`zerda.formats.langchain`), never sent.
 OTHER_FORMATS = frozenset({"langchain"})
@@ -70,6 +70,7 @@ def from_openai(item: dict[str, Any]) -> Message:
     extra.update(stored or {})
     if not isinstance(content, str):
         extra["content"] = content
+    entities = _entities(item, extra)
     return Message(
         role=item.get("role"),  # type: ignore[arg-type]  # checked by Message
         content=content_text(content),
@@ -79,7 +80,18 @@ def from_openai(item: dict[str, Any]) -> Message:
         token_count=item.get("token_count"),
         role_type=item.get("role_type"),
         extra=extra,
+        entities=entities,
     )
+
+
+def _entities(item: dict[str, Any], extra: dict[str, Any]) -> Entities | None:
+    """The entities of zerda's dict form; an `entities` key of another shape (a foreign
+    format's own) is kept in `extra`, as every key zerda has no field for."""
+    try:
+        return entities_of(item.get("entities"))
+    except InvalidMessageError:
+        extra["entities"] = item["entities"]
+        return None
 
 
 def content_text(content: Any) -> str:

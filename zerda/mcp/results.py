@@ -16,6 +16,7 @@ from zerda.store.overview import SessionOverview
 
 MAX_CONTENT = 4_000  # characters of one message's content in an answer
 MAX_ANSWER = 60_000  # characters of content in one answer, all its messages together
+MAX_ENTITIES = 50  # entities named with one message (their label and name)
 
 
 def clipped(content: str, around: int = 0) -> dict[str, Any]:
@@ -33,11 +34,14 @@ def message(
     session_id: str, found: Message, index: int | None = None, around: int = 0
 ) -> dict[str, Any]:
     """One stored message: where it is, who said it, when, its content (clipped around
-    `around`), its tokens and metadata."""
+    `around`), its tokens and metadata, and the entities stored with it (label and name)."""
     at = format_time(found.created_at) if found.created_at else None
     where = {"session_id": session_id} | ({"index": index} if index is not None else {})
     who = {"uuid": found.uuid, "created_at": at, "role": found.role, "role_type": found.role_type}
     rest = {"token_count": found.token_count, "metadata": found.metadata}
+    if found.entities is not None:
+        named = [{"label": e.label, "name": e.name} for e in found.entities]
+        rest["entities"] = named[:MAX_ENTITIES]
     return where | who | clipped(found.content, around) | rest
 
 

@@ -3,7 +3,8 @@
 Pure functions from a request's parsed JSON to zerda's values and back; the shapes are
 those of zep-python's `memory/models.py` and `message/models.py`. A key Zep left out
 when empty (a message's `metadata`) is left out here too, so a message comes back as
-it went in.
+it went in. Entities go where Zep's extractor put them, under `metadata.system.entities`,
+in its shape (`Label`, `Name`, `Matches` of `Start`, `End`, `Text`).
 """
 
 from __future__ import annotations
@@ -11,18 +12,38 @@ from __future__ import annotations
 from typing import Any
 
 from zerda.errors import InvalidMessageError
-from zerda.messages import Memory, Message, Session, Summary, format_time, parse_time
+from zerda.messages import Entities, Memory, Message, Session, Summary, format_time, parse_time
 
 Json = dict[str, Any]
 
 
 def message_out(message: Message) -> Json:
-    """A stored message as Zep gives it: uuid, time, role, content, tokens (metadata if any)."""
+    """A stored message as Zep gives it: uuid, time, role, content, tokens, metadata (if
+    any, or entities)."""
     data = message.to_dict()
     data.pop("extra", None)  # fields of a foreign format: not Zep's
-    if not message.metadata:
+    data.pop("entities", None)
+    data["metadata"] = with_entities(message.metadata, message.entities)
+    if not data["metadata"]:
         del data["metadata"]
     return data
+
+
+def with_entities(metadata: Json, entities: Entities | None) -> Json:
+    """`metadata` with `entities` under `system.entities` in Zep's shape; as it is when
+    none were found (or extracted), or when its `system` is the caller's own non-object."""
+    system = metadata.get("system", {})
+    if not entities or not isinstance(system, dict):
+        return metadata
+    found = [
+        {
+            "Label": entity.label,
+            "Name": entity.name,
+            "Matches": [{"Start": m.start, "End": m.end, "Text": m.text} for m in entity.matches],
+        }
+        for entity in entities
+    ]
+    return {**metadata, "system": {**system, "entities": found}}
 
 
 def summary_out(summary: Summary) -> Json:
@@ -34,7 +55,7 @@ def summary_out(summary: Summary) -> Json:
         "content": summary.content,
         "recent_message_uuid": recent if isinstance(recent, str) else "",
         "token_count": summary.token_count,
-        "metadata": summary.metadata,
+        "metadata": with_entities(summary.metadata, summary.entities),
     }
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Collection, Iterator, Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
 
 
 T = TypeVar("T")
+Item = TypeVar("Item", Message, Summary)
 
 
 async def _in_thread(call: Callable[..., T], *args: Any) -> T:
@@ -39,10 +41,21 @@ class Store(ABC):
 
     encoding: str
     count_on_write = True  # count each message's tokens as it is written
+    extract_entities = True  # find each message's and summary's entities as it is written
+
+    def _with_entities(self, item: Item) -> Item:
+        """`item` with the entities of its text, unless given or the store does not
+        extract them."""
+        if item.entities is not None or not self.extract_entities:
+            return item
+        from zerda.entities import stored_entities
+
+        return replace(item, entities=stored_entities(item.content))
 
     def _stamp(self, message: Message) -> Message:
-        """`message` as written: a time (now, unless given), a uuid, and its token count
-        (unless given, or the store counts later)."""
+        """`message` as written: a time (now, unless given), a uuid, its entities and its
+        token count (each unless given, or the store finds them later)."""
+        message = self._with_entities(message)
         if message.token_count is not None or not self.count_on_write:
             return message.stamped(None)
         from zerda.tokens import get_counter
@@ -52,6 +65,7 @@ class Store(ABC):
     def _stamp_summary(self, summary: Summary | str | None) -> Summary | None:
         """`summary` as written, stamped and counted like a message."""
         found = Summary.coerce(summary)
+        found = self._with_entities(found) if found else None
         if found is None or found.token_count is not None:
             return found.stamped(None) if found else None
         from zerda.tokens import count_tokens
@@ -337,6 +351,32 @@ class Store(ABC):
         failure leaves the old ones. Each keeps its uuid, time and count when given (a
         repeated uuid is stored once, as `add_memory` does); the summary and the session's
         facts stay. NotFoundError if the session does not exist."""
+
+    def fill_entities(self, session_id: str, *, again: bool = False) -> int:
+        """Store the entities of the session's messages and summary held without them
+        (every one with `again`): history imported, or written with `extract_entities`
+        off. Returns how many messages got entities; NotFoundError if the session does
+        not exist. Both stores do it under their lock or in their transactions; this
+        default rewrites the session with `replace_messages`, for a store used by one
+        writer."""
+        from zerda.entities import stored_entities
+
+        messages = list(self.iter_messages(session_id))
+        wanted = [again or m.entities is None for m in messages]
+        if any(wanted):
+            self.replace_messages(
+                session_id,
+                [
+                    replace(m, entities=stored_entities(m.content)) if want else m
+                    for m, want in zip(messages, wanted, strict=True)
+                ],
+            )
+        summary = self.get_summary(session_id)
+        if summary is not None and (again or summary.entities is None):
+            self.set_summary(
+                session_id, replace(summary, entities=stored_entities(summary.content))
+            )
+        return sum(wanted)
 
     @abstractmethod
     def check(self, session_id: str | None = None) -> list[Finding]:

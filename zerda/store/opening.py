@@ -19,18 +19,20 @@ def open_store(
     fsync: bool = True,
     count_on_write: bool = True,
     lenient: bool = False,
+    extract_entities: bool = True,
 ) -> Store:
     """The store at `location`: a `postgresql://` (or `postgres://`) URL opens a
     PostgresStore; a directory, or None for the default home, a SessionStore.
 
     `fsync`, `count_on_write` and `lenient` are the file store's options (see
     SessionStore); a server makes every commit durable, counts every message as it is
-    written and holds no damaged lines.
+    written and holds no damaged lines. `extract_entities=False` stores messages and
+    summaries without their entities, on either store.
     """
     if is_url(location):
         from zerda.store.postgres import PostgresStore
 
-        return PostgresStore(str(location))
+        return PostgresStore(str(location), extract_entities=extract_entities)
     if isinstance(location, str) and "://" in location:
         scheme = location.partition("://")[0]
         raise InvalidArgumentError(
@@ -39,4 +41,10 @@ def open_store(
         )
     from zerda.store.files.store import SessionStore
 
-    return SessionStore(location, fsync=fsync, count_on_write=count_on_write, lenient=lenient)
+    return SessionStore(
+        location,
+        fsync=fsync,
+        count_on_write=count_on_write,
+        lenient=lenient,
+        extract_entities=extract_entities,
+    )

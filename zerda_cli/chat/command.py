@@ -112,7 +112,7 @@ def chat(
             _check_terminal(jsonl)
         else:
             _check_piped(config)
-        store = open_store(home, location)
+        store = open_store(home, location, extract_entities=True)
         _run(
             config, home, store, session_id, interactive, named=bool(session or resume), jsonl=jsonl
         )

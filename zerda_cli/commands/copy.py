@@ -41,7 +41,7 @@ def copy(
 ) -> None:
     """Copy sessions between stores (files or postgresql:// URLs), losslessly.
 
-    uuids, times, roles, metadata, summaries and token counts go across as they are.
+    uuids, times, roles, metadata, summaries, token counts and entities go across as they are.
     Copying again adds nothing: messages are matched by uuid and replaced in place.
     """
     from zerda.store.copying import copy_session
@@ -52,7 +52,7 @@ def copy(
     names = [check_session(s) for s in sessions or []]
     if describe(source) == describe(target):
         raise usage_error("--from and --to are the same store")
-    origin, destination = open_store(source), open_store(target)
+    origin, destination = open_store(source), open_store(target, extract_entities=False)
     try:
         wanted = names or origin.session_ids()
         progress = _Progress(len(wanted)) if sys.stderr.isatty() else None

@@ -17,7 +17,7 @@ def mcp(home: HomeOpt = None, location: StoreOpt = None) -> None:
         from zerda.mcp import build_server
     except ImportError as exc:
         raise ZerdaError(str(exc)) from None
-    store = open_store(home, location)
+    store = open_store(home, location, extract_entities=True)
     try:
         build_server(store).run("stdio")
     finally:

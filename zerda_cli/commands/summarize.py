@@ -72,7 +72,7 @@ def summarize(
         "model": model,
         "timeout": timeout,
     }
-    store = open_store(home, location)
+    store = open_store(home, location, extract_entities=True)
     store.get_session(session)  # NotFoundError before any model is asked
     chosen = _summarizer(summarizer, max_tokens, home, flags)
     made = summarize_session(store, session, chosen, max_summary_tokens=max_tokens)

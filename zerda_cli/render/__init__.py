@@ -46,10 +46,15 @@ MESSAGE_LINES = "message-lines"  # `zerda show --jsonl`: JSON Lines of the messa
 
 
 def document(
-    fmt: str, session: Session, summary: Summary | None, messages: Iterable[Message]
+    fmt: str,
+    session: Session,
+    summary: Summary | None,
+    messages: Iterable[Message],
+    entities: bool = False,
 ) -> Iterator[str]:
     """A session as json, openai, jsonl, MESSAGE_LINES, markdown or (any other `fmt`)
-    text, in chunks made as `messages` are read."""
+    text, in chunks made as `messages` are read; the human formats name each message's
+    entities when asked (the JSON ones carry those the messages hold)."""
     from zerda_cli.render import formats
 
     if fmt == "json":
@@ -62,8 +67,8 @@ def document(
         return formats.message_lines(messages)
     text = summary.content if summary else None
     if fmt == "markdown":
-        return formats.markdown_lines(session, text, messages)
-    return formats.text_lines(session, text, messages)
+        return formats.markdown_lines(session, text, messages, entities)
+    return formats.text_lines(session, text, messages, entities)
 
 
 def transcript(
@@ -73,14 +78,16 @@ def transcript(
     fmt: str | None,
     *,
     page: bool,
+    entities: bool = False,
 ) -> None:
     """`zerda show`: Rich on a terminal unless a format is asked for; streamed either way."""
     if fmt is None and on_terminal():
         from zerda_cli.render import screens
 
-        screens.transcript(session, summary.content if summary else None, messages, page=page)
+        text = summary.content if summary else None
+        screens.transcript(session, text, messages, page=page, entities=entities)
         return
-    write_lines(document(fmt or "text", session, summary, messages))
+    write_lines(document(fmt or "text", session, summary, messages, entities))
 
 
 def stats(stats: SessionStats, as_json: bool) -> None:

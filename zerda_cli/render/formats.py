@@ -32,6 +32,12 @@ def tokens_label(count: int | None) -> str:
     return f"{count:,} token{'' if count == 1 else 's'}"
 
 
+def entities_label(message: Message) -> str:
+    """`PERSON Ada Lovelace · GPE Paris`: one line, terminal-safe; `none` when none found."""
+    found = message.entities or ()
+    return " · ".join(one_line(f"{e.label} {e.name}") for e in found) or "none"
+
+
 class Totals:
     """Message and token counts (and first and last message) of a stream, kept as it passes."""
 
@@ -114,8 +120,11 @@ def message_lines(messages: Iterable[Message]) -> Iterator[str]:
         yield to_json(message.to_dict(), indent=None) + "\n"
 
 
-def text_lines(session: Session, summary: str | None, messages: Iterable[Message]) -> Iterator[str]:
-    """The transcript as plain text: a heading line per message, its text indented."""
+def text_lines(
+    session: Session, summary: str | None, messages: Iterable[Message], entities: bool = False
+) -> Iterator[str]:
+    """The transcript as plain text: a heading line per message, its text indented (and,
+    with `entities`, a line naming what it mentions)."""
     if summary:
         yield f"summary\n{_indented(summary)}\n\n"
     totals = Totals()
@@ -123,12 +132,13 @@ def text_lines(session: Session, summary: str | None, messages: Iterable[Message
         heading = f"{one_line(message.role)}  {stamp(message)}  {tokens_label(message.token_count)}"
         made = provenance_label(message)
         yield heading + (f"  ({made})" if made else "") + "\n"
-        yield _indented(message.content) + "\n\n"
+        yield _indented(message.content) + "\n"
+        yield f"{INDENT}entities: {entities_label(message)}\n\n" if entities else "\n"
     yield f"-- {one_line(session.id)}: {totals.line()}\n"
 
 
 def markdown_lines(
-    session: Session, summary: str | None, messages: Iterable[Message]
+    session: Session, summary: str | None, messages: Iterable[Message], entities: bool = False
 ) -> Iterator[str]:
     """The transcript as Markdown: a heading, then each message under a bold role line."""
     yield f"# Session {one_line(session.id)}\n\n"
@@ -141,6 +151,8 @@ def markdown_lines(
         how = f" · {made}" if made else ""
         yield f"**{role}** · {stamp(message)} · {tokens_label(message.token_count)}{how}\n\n"
         yield neutralize(message.content).rstrip("\n") + "\n\n"
+        if entities:
+            yield f"*Entities:* {entities_label(message)}\n\n"
     yield f"---\n\n*{totals.line()}*\n"
 
 

@@ -13,7 +13,7 @@ from rich.text import Text
 from zerda.messages import Message, Session
 from zerda.store.overview import SessionOverview
 from zerda.store.stats import SessionStats
-from zerda_cli.render.formats import Totals, match_parts
+from zerda_cli.render.formats import Totals, entities_label, match_parts
 from zerda_cli.render.pieces import (
     ROLE_STYLES,
     footer,
@@ -46,20 +46,29 @@ def _session_detail(session: Session) -> str:
 
 
 def transcript(
-    session: Session, summary: str | None, messages: Iterable[Message], *, page: bool
+    session: Session,
+    summary: str | None,
+    messages: Iterable[Message],
+    *,
+    page: bool,
+    entities: bool = False,
 ) -> None:
-    """Heading, summary, one box per message, totals footer; paged when long, streamed."""
-    print_stream(_transcript_parts(session, summary, messages), page=page)
+    """Heading, summary, one box per message (with `entities`, a line under it naming
+    what it mentions), totals footer; paged when long, streamed."""
+    print_stream(_transcript_parts(session, summary, messages, entities), page=page)
 
 
 def _transcript_parts(
-    session: Session, summary: str | None, messages: Iterable[Message]
+    session: Session, summary: str | None, messages: Iterable[Message], entities: bool
 ) -> Iterator[RenderableType]:
     yield heading(f"Session {session.id}", _session_detail(session))
     if summary:
         yield message_panel("summary", summary, [])
     totals = Totals()
-    yield from (stored_message_panel(m) for m in totals.counted(messages))
+    for message in totals.counted(messages):
+        yield stored_message_panel(message)
+        if entities:
+            yield footer([f"  entities: {entities_label(message)}"])
     parts = [plural(totals.messages, "message"), plural(totals.tokens, "token")]
     if totals.first and totals.last:
         parts.append(f"{local_time(totals.first.created_at)} → ")

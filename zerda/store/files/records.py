@@ -4,14 +4,25 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
+from dataclasses import replace
 from typing import Any
 
 from zerda.errors import InvalidMessageError
-from zerda.messages import Message, Session, Summary, format_time, parse_time, utc_now
+from zerda.messages import (
+    Entities,
+    Message,
+    Session,
+    Summary,
+    entities_of,
+    format_time,
+    parse_time,
+    utc_now,
+)
 from zerda.store.tally import TALLY, Tally, seal
 
 # Version 2: roles as given with a `role_type`, `extra` on messages, summaries with a
 # uuid and token count. Version 1 files still read (their roles were all role types).
+# Messages and summaries may carry `entities`, which readers that predate them ignore.
 FORMAT_VERSION = 2
 HEADER = "session"
 MESSAGE = "message"
@@ -189,12 +200,24 @@ def summary_record(summary: Summary) -> dict[str, Any]:
 def summary_from(record: dict[str, Any]) -> Summary | None:
     """The Summary of a summary record (version 1 ones hold only content and time)."""
     try:
-        return Summary.coerce({k: v for k, v in record.items() if k in _SUMMARY_FIELDS})
+        found = Summary.coerce({k: v for k, v in record.items() if k in _SUMMARY_FIELDS})
     except InvalidMessageError:
         return Summary(str(record["content"]))
+    if found is not None and found.entities is None and "entities" in record:
+        return replace(found, entities=readable_entities(record))
+    return found
 
 
 _SUMMARY_FIELDS = frozenset({"uuid", "created_at", "content", "token_count", "metadata"})
+
+
+def readable_entities(record: dict[str, Any]) -> Entities | None:
+    """A record's entities; None when it has none, or none that read: they are derived
+    from the text, so damaged ones are found again, never a reason to lose the text."""
+    try:
+        return entities_of(record.get("entities"))
+    except InvalidMessageError:
+        return None
 
 
 def header_record(session: Session, encoding: str) -> dict[str, Any]:
@@ -227,6 +250,7 @@ def message_from(record: dict[str, Any]) -> Message:
             token_count=record.get("token_count"),
             role_type=record.get("role_type"),
             extra=record.get("extra") or {},
+            entities=readable_entities(record) if "entities" in record else None,
         )
     except (KeyError, TypeError, ValueError, AttributeError, InvalidMessageError) as exc:
         raise ValueError(f"bad message record ({exc})") from None

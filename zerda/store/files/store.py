@@ -77,6 +77,8 @@ class SessionStore(Store):
     process never loses an acknowledged write either way). `count_on_write=False`
     stores messages without token counts; the first reader counts and records them.
     `lenient=True` skips damaged lines with a warning instead of raising.
+    `extract_entities=False` stores messages and summaries without their entities
+    (bulk imports: `zerda.entities.fill` finds them later).
     """
 
     def __init__(
@@ -87,6 +89,7 @@ class SessionStore(Store):
         lenient: bool = False,
         encoding: str = DEFAULT_ENCODING,
         count_on_write: bool = True,
+        extract_entities: bool = True,
         use_index: bool = True,
         index_from: int = INDEX_FROM,
     ) -> None:
@@ -105,6 +108,7 @@ class SessionStore(Store):
         self.lenient = lenient
         self.encoding = encoding
         self.count_on_write = count_on_write
+        self.extract_entities = extract_entities
 
     # -- files -----------------------------------------------------------------
 
@@ -493,6 +497,7 @@ class SessionStore(Store):
 
     def _revised(self, old: Message, new: Message) -> Message:
         """`new` in place of `old`: old's time unless new has one, counted now."""
+        new = self._with_entities(new)
         count = new.token_count
         if count is None:
             count = count_tokens(new.content, self.encoding)
@@ -868,6 +873,32 @@ class SessionStore(Store):
             return stored
 
         self._rewrite(session_id, edit)
+
+    def fill_entities(self, session_id: str, *, again: bool = False) -> int:
+        """Store the entities of messages and the summary held without them (every one
+        with `again`; see `Store.fill_entities`): one streamed rewrite under the lock,
+        when any message lacks them, then the summary."""
+        from zerda.entities import stored_entities
+
+        filled = 0
+
+        def edit(held: SessionMessages) -> Iterator[Message]:
+            nonlocal filled
+            for message in held:
+                if again or message.entities is None:
+                    filled += 1
+                    message = replace(message, entities=stored_entities(message.content))
+                yield message
+
+        if again or any(m.entities is None for m in self.iter_messages(session_id)):
+            self._rewrite(session_id, edit)
+        file = self._existing(session_id)
+        with file.locked():
+            summary = self.get_summary(session_id)
+            if summary is not None and (again or summary.entities is None):
+                found = replace(summary, entities=stored_entities(summary.content))
+                self._append(session_id, [summary_record(found)])
+        return filled
 
     def compact(self, session_id: str) -> None:
         """Fold updates, token records and old summaries into a fresh file."""

@@ -14,14 +14,16 @@ from datetime import UTC, datetime
 from typing import Any
 
 from zerda.errors import InvalidMessageError
-from zerda.messages import Message, Summary
+from zerda.messages import Entities, Message, Summary, entities_of
 
 NUL = "\x00"
 NUL_STAND_IN = "\ufffd"
 BIGINT_MAX = (1 << 63) - 1
 # The columns a message is read from, in the order `message_from_row` takes them.
-MESSAGE_COLUMNS = "uuid, created_at, role, role_type, content, nuls, token_count, metadata, extra"
-SUMMARY_COLUMNS = "uuid, created_at, content, nuls, token_count, metadata"
+MESSAGE_COLUMNS = (
+    "uuid, created_at, role, role_type, content, nuls, token_count, metadata, extra, entities"
+)
+SUMMARY_COLUMNS = "uuid, created_at, content, nuls, token_count, metadata, entities"
 
 
 def storable_text(text: str, what: str) -> tuple[str, str | None]:
@@ -100,12 +102,29 @@ def message_params(message: Message) -> dict[str, Any]:
         "token_count": count(message.token_count, "message"),
         "metadata": json_text(message.metadata, "message's metadata"),
         "extra": json_text(message.extra, "message's extra fields") if message.extra else None,
+        "entities": entities_json(message.entities),
     }
+
+
+def entities_json(entities: Entities | None) -> str | None:
+    """Entities as JSON text for their column; None when not extracted."""
+    if entities is None:
+        return None
+    return json_text([entity.to_dict() for entity in entities], "entities")
+
+
+def readable_entities(value: Any) -> Entities | None:
+    """A column's entities; None when there are none, or none that read (they are
+    derived from the text, so damaged ones are found again, never a reason to fail)."""
+    try:
+        return entities_of(value)
+    except InvalidMessageError:
+        return None
 
 
 def message_from_row(row: tuple[Any, ...]) -> Message:
     """The Message of a row read with MESSAGE_COLUMNS."""
-    uuid, created_at, role, role_type, content, nuls, token_count, metadata, extra = row
+    uuid, created_at, role, role_type, content, nuls, token_count, metadata, extra, entities = row
     return Message(
         role=role,
         content=restored_text(content, nuls),
@@ -115,6 +134,7 @@ def message_from_row(row: tuple[Any, ...]) -> Message:
         token_count=token_count,
         role_type=role_type,
         extra=extra or {},
+        entities=readable_entities(entities),
     )
 
 
@@ -130,18 +150,20 @@ def summary_params(summary: Summary) -> dict[str, Any]:
         "s_nuls": nuls,
         "s_token_count": count(summary.token_count, "summary"),
         "s_metadata": json_text(summary.metadata, "summary's metadata"),
+        "s_entities": entities_json(summary.entities),
     }
 
 
 def summary_from_row(row: tuple[Any, ...]) -> Summary:
     """The Summary of a row read with SUMMARY_COLUMNS."""
-    uuid, created_at, content, nuls, token_count, metadata = row
+    uuid, created_at, content, nuls, token_count, metadata, entities = row
     return Summary(
         content=restored_text(content, nuls),
         uuid=uuid,
         created_at=created_at.replace(tzinfo=UTC),
         token_count=token_count,
         metadata=metadata,
+        entities=readable_entities(entities),
     )
 
 

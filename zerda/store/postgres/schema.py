@@ -113,6 +113,14 @@ MIGRATIONS = (
             """,
         ),
     ),
+    Migration(
+        2,
+        "the entities of each message and summary (null: not extracted)",
+        (
+            "ALTER TABLE zerda_messages ADD COLUMN entities json",
+            "ALTER TABLE zerda_summaries ADD COLUMN entities json",
+        ),
+    ),
 )
 LATEST = MIGRATIONS[-1].version
 

@@ -63,6 +63,7 @@ MESSAGE_FIELDS = (
     ("token_count", "bigint"),
     ("metadata", "json"),
     ("extra", "json"),
+    ("entities", "json"),
 )
 _NAMES = ", ".join(name for name, _ in MESSAGE_FIELDS)
 _ARRAYS = ", ".join(f"%({name})s::{kind}[]" for name, kind in MESSAGE_FIELDS)
@@ -98,11 +99,11 @@ _APPEND = f"""
     SELECT %(id)s, session.seq - %(n)s + m.ord, {", ".join(f"m.{n}" for n, _ in MESSAGE_FIELDS)}
     FROM session, {_BATCH_ROWS}
 """
-_SUMMARY_COLUMNS = "uuid, created_at, content, nuls, token_count, metadata"
+_SUMMARY_COLUMNS = rows.SUMMARY_COLUMNS
 _SET_SUMMARY = f"""
     INSERT INTO zerda_summaries (session_id, {_SUMMARY_COLUMNS})
     SELECT %(id)s, %(s_uuid)s, %(s_created_at)s, %(s_content)s, %(s_nuls)s::json,
-           %(s_token_count)s, %(s_metadata)s::json
+           %(s_token_count)s, %(s_metadata)s::json, %(s_entities)s::json
     /*source*/
     ON CONFLICT (session_id) DO UPDATE SET
         {", ".join(f"{c} = EXCLUDED.{c}" for c in _SUMMARY_COLUMNS.split(", "))}
@@ -150,10 +151,12 @@ class PostgresStore(Store):
         encoding: str = DEFAULT_ENCODING,
         min_connections: int = 1,
         max_connections: int = 8,
+        extract_entities: bool = True,
     ) -> None:
         self.server = Server(url, min_size=min_connections, max_size=max_connections)
         self.where = self.server.where
         self.encoding = encoding
+        self.extract_entities = extract_entities
         self._ready = False
 
     def __repr__(self) -> str:
@@ -447,6 +450,7 @@ class PostgresStore(Store):
 
     def _revised(self, new: Message, old_time: datetime) -> Message:
         """`new` in place of the message of its uuid: the old time unless new has one."""
+        new = self._with_entities(new)
         count = new.token_count
         if count is None:
             count = count_tokens(new.content, self.encoding)
@@ -492,6 +496,19 @@ class PostgresStore(Store):
         with self._connection() as conn:
             conn.execute(*self._append(session_id, [], stored))
         return stored
+
+    def fill_entities(self, session_id: str, *, again: bool = False) -> int:
+        """Store the entities of messages and the summary held without them (every one
+        with `again`; see `Store.fill_entities`), a batch of messages a transaction: a
+        message replaced meanwhile keeps what its writer gave it."""
+        from zerda.store.postgres import entities
+
+        validate_session_id(session_id)
+        with self._connection() as conn:
+            self._require(conn, session_id)
+            filled = entities.fill_messages(conn, session_id, again)
+            entities.fill_summary(conn, session_id, again)
+        return filled
 
     # -- reading messages ----------------------------------------------------------
 

@@ -1,0 +1,103 @@
+"""Entities through the command: `zerda show --entities`, `zerda entities` for history kept
+without them, and every path that gives messages back (export, --json) carrying them.
+Real subprocesses, piped output."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from zerda import SessionStore
+from zerda.entities import stored_entities
+from zerda.messages import Message
+
+ZERDA = str(Path(sys.executable).parent / "zerda")
+MET = "Ada Lovelace met Charles Babbage in London on June 3, 1833."
+
+
+def zerda(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "ZERDA_HOME": str(home), "NO_COLOR": "1"}
+    env.pop("ZERDA_STORE", None)
+    return subprocess.run(
+        [ZERDA, *args], capture_output=True, text=True, env=env, stdin=subprocess.DEVNULL
+    )
+
+
+def shown(home: Path, session: str) -> list[dict[str, Any]]:
+    done = zerda(home, "show", session, "--jsonl")
+    assert done.returncode == 0, done.stderr
+    return [json.loads(line) for line in done.stdout.splitlines()]
+
+
+def test_added_history_gets_its_entities_from_zerda_entities(home: Path) -> None:
+    assert zerda(home, "add", "s", MET, "Noted: ada@example.com").returncode == 0
+    assert [("entities" in m) for m in shown(home, "s")] == [False, False]
+    done = zerda(home, "entities", "s")
+    assert (done.returncode, done.stdout) == (0, "")
+    assert done.stderr == "stored the entities of 2 messages in 1 sessions\n"
+    found = shown(home, "s")
+    assert [m["entities"] for m in found] == [
+        [e.to_dict() for e in stored_entities(m["content"])] for m in found
+    ]
+    assert found[0]["entities"][0]["name"] == "Ada Lovelace"
+    again = zerda(home, "entities", "--all", "--json")
+    assert json.loads(again.stdout) == {"sessions": 1, "messages": 0}
+    every = zerda(home, "entities", "--all", "--again", "--json")
+    assert json.loads(every.stdout) == {"sessions": 1, "messages": 2}
+
+
+def test_show_entities_names_what_each_message_mentions(home: Path) -> None:
+    zerda(home, "add", "s", MET, "nothing to name")
+    done = zerda(home, "show", "s", "--entities")
+    assert done.returncode == 0, done.stderr
+    lines = [line.strip() for line in done.stdout.splitlines()]
+    assert (
+        lines.count(
+            "entities: PERSON Ada Lovelace · PERSON Charles Babbage · GPE London · DATE June 3, 1833"
+        )
+        == 1
+    )
+    assert lines.count("entities: none") == 1
+    assert [("entities" in m) for m in shown(home, "s")] == [False, False]  # shown, not stored
+    as_json = json.loads(zerda(home, "show", "s", "--entities", "--json").stdout)
+    assert as_json["messages"][0]["entities"][1]["name"] == "Charles Babbage"
+    markdown = zerda(home, "show", "s", "-e", "--format", "markdown").stdout
+    assert "*Entities:* PERSON Ada Lovelace · PERSON Charles Babbage" in markdown
+
+
+def test_stored_entities_come_back_from_export_and_show(home: Path) -> None:
+    store = SessionStore(home, fsync=False)
+    stored = store.add_message("s", Message("user", MET))
+    assert stored.entities
+    [message] = shown(home, "s")
+    assert Message.from_dict(message) == stored
+    exported = zerda(home, "export", "s", "--format", "jsonl").stdout.splitlines()
+    records = [json.loads(line) for line in exported]
+    assert [Message.from_dict(r) for r in records[1:]] == [stored]  # after the session line
+    copy = zerda(home, "copy", "s", "--from", str(home), "--to", str(home / "other"))
+    assert copy.returncode == 0, copy.stderr
+    other = SessionStore(home / "other")
+    assert other.get_memory("s").messages == [stored]
+
+
+def test_entity_names_cannot_drive_the_terminal(home: Path) -> None:
+    zerda(home, "add", "s", "-r", "user", "Ada\x1b]0;owned\x07 Lovelace lives in London\x1b[2J")
+    done = zerda(home, "show", "s", "--entities")
+    assert "\x1b" not in done.stdout and "\x07" not in done.stdout
+    assert "GPE London" in done.stdout
+
+
+def test_zerda_entities_says_what_it_needs(home: Path) -> None:
+    zerda(home, "add", "s", "-r", "user", MET)
+    nothing = zerda(home, "entities")
+    both = zerda(home, "entities", "s", "--all")
+    missing = zerda(home, "entities", "s", "nope")
+    assert (nothing.returncode, both.returncode, missing.returncode) == (2, 2, 1)
+    assert "name the sessions, or give --all" in nothing.stderr
+    assert missing.stderr.count("\n") == 1 and "nope" in missing.stderr
+    assert "Traceback" not in nothing.stderr + both.stderr + missing.stderr
+    assert "entities" not in shown(home, "s")[0]  # nothing written when one is missing
