@@ -55,12 +55,8 @@ def test_show_entities_names_what_each_message_mentions(home: Path) -> None:
     done = zerda(home, "show", "s", "--entities")
     assert done.returncode == 0, done.stderr
     lines = [line.strip() for line in done.stdout.splitlines()]
-    assert (
-        lines.count(
-            "entities: PERSON Ada Lovelace · PERSON Charles Babbage · GPE London · DATE June 3, 1833"
-        )
-        == 1
-    )
+    named = "PERSON Ada Lovelace · PERSON Charles Babbage · GPE London · DATE June 3, 1833"
+    assert lines.count(f"entities: {named}") == 1
     assert lines.count("entities: none") == 1
     assert [("entities" in m) for m in shown(home, "s")] == [False, False]  # shown, not stored
     as_json = json.loads(zerda(home, "show", "s", "--entities", "--json").stdout)

@@ -38,7 +38,7 @@ def message(
     at = format_time(found.created_at) if found.created_at else None
     where = {"session_id": session_id} | ({"index": index} if index is not None else {})
     who = {"uuid": found.uuid, "created_at": at, "role": found.role, "role_type": found.role_type}
-    rest = {"token_count": found.token_count, "metadata": found.metadata}
+    rest: dict[str, Any] = {"token_count": found.token_count, "metadata": found.metadata}
     if found.entities is not None:
         named = [{"label": e.label, "name": e.name} for e in found.entities]
         rest["entities"] = named[:MAX_ENTITIES]
