@@ -138,7 +138,41 @@ def entities() -> list[Row]:
     size = f"{len(rows)} gold messages"
     out.append(Row(SECTION, f"extraction speed, messages ({size})", "per s", messages))
     out.append(Row(SECTION, f"extraction speed, characters ({size})", "per s", characters))
-    return out
+    return out + write_cost()
+
+
+def write_cost(turns: int = 200, filled: int = 1_000) -> list[Row]:
+    """What storing entities costs a writer, side by side in one run: a turn of realistic
+    length (bench.corpus: a question of about 280 characters, a reply of about 1,100)
+    appended to the file store with and without extraction; and `fill_entities` over a
+    session of `filled` such messages stored without them."""
+    import tempfile
+
+    from bench.corpus import conversation
+    from zerda.store.files.store import SessionStore
+
+    pairs = list(conversation(turns))
+    with tempfile.TemporaryDirectory() as home:
+        costs = {}
+        for extracting in (False, True):
+            store = SessionStore(Path(home) / str(extracting), extract_entities=extracting)
+            store.append_turn("warm", "q", "a")
+            started = time.perf_counter()
+            for question, reply in pairs:
+                store.append_turn("s", question, reply)
+            costs[extracting] = (time.perf_counter() - started) / turns * 1000
+        plain = SessionStore(Path(home) / "fill", extract_entities=False)
+        for question, reply in conversation(filled // 2):
+            plain.append_turn("s", question, reply)
+        started = time.perf_counter()
+        count = plain.fill_entities("s")
+        rate = count / (time.perf_counter() - started)
+    note = f"{turns} turns; extraction adds {costs[True] - costs[False]:.2f} ms a turn"
+    return [
+        Row(SECTION, "append a turn, extracting entities (file store)", "ms", costs[True],
+            costs[False], "the same without", note),
+        Row(SECTION, f"fill_entities over {count:,} stored messages (file store)", "per s", rate),
+    ]  # fmt: skip
 
 
 def report(rows: list[Row]) -> str:
@@ -159,6 +193,8 @@ def report(rows: list[Row]) -> str:
     for row in rows:
         if row.unit == "per s" and row.zerda is not None:
             lines.append(f"{row.case}: {row.zerda:,.0f}/s")
+        elif row.unit == "ms" and row.zerda is not None:
+            lines.append(f"{row.case}: {row.zerda:.2f} ms ({row.peer_name}: {row.peer:.2f} ms)")
     return "\n".join(lines)
 
 

@@ -133,7 +133,7 @@ def test_the_summary_is_a_value(store: SessionStore) -> None:
     assert summary is not None and summary.content == "They greeted."
     assert UUID.fullmatch(summary.uuid or "") and summary.token_count == 3
     data = store.get_memory("s").to_dict()["summary"]
-    assert set(data) == {"uuid", "created_at", "content", "token_count", "metadata"}
+    assert set(data) == {"uuid", "created_at", "content", "token_count", "metadata", "entities"}
     assert Memory.from_dict({"messages": [], "summary": "plain"}).summary == Summary("plain")
     assert asyncio.run(store.aget_summary("s")) == summary
 

@@ -80,6 +80,9 @@ def store(request: pytest.FixtureRequest, home: Path) -> Iterator[Store]:
 def expected(session_id: str, message: Message, **more: Any) -> dict[str, Any]:
     """A message as the tools should give it back, from the store's own copy."""
     assert message.created_at is not None
+    named = {}
+    if message.entities is not None:
+        named["entities"] = [{"label": e.label, "name": e.name} for e in message.entities]
     return {
         "session_id": session_id,
         "uuid": message.uuid,
@@ -89,6 +92,7 @@ def expected(session_id: str, message: Message, **more: Any) -> dict[str, Any]:
         "content": message.content,
         "token_count": message.token_count,
         "metadata": message.metadata,
+        **named,
         **more,
     }
 
@@ -123,6 +127,7 @@ async def test_what_is_added_is_stored_as_given(store: Store) -> None:
     ]  # fmt: skip
     assert stored[0].content == "Hi, GIN?" and stored[0].metadata == METADATA
     assert added == {"message": expected("s1", stored[0])}
+    assert [m.entities is not None for m in stored] == [True, True, True]  # found as written
     assert turn == {"messages": [expected("s1", m) for m in stored[1:]]}
 
 
@@ -286,3 +291,14 @@ def test_stdout_carries_the_protocol_alone(tmp_path: Path) -> None:
     replies = [json.loads(line) for line in done.stdout.splitlines()]
     assert [reply["id"] for reply in replies] == [1, 2]
     assert replies[1]["result"]["isError"] and "session_id" in done.stdout
+
+
+async def test_messages_come_back_with_the_entities_they_name(store: Store) -> None:
+    async with Client(build_server(store)) as client:
+        added = await answer(
+            client, "add_message", session_id="e", role="user", content="Ada Lovelace in London"
+        )
+        read = await answer(client, "read_session", session_id="e")
+    named = [{"label": "PERSON", "name": "Ada Lovelace"}, {"label": "GPE", "name": "London"}]
+    assert added["message"]["entities"] == named
+    assert read["messages"][0]["entities"] == named

@@ -80,7 +80,7 @@ def test_show_puts_the_summary_first(zerda: Any, session: str, store: SessionSto
 def test_summarize_json_prints_the_stored_summary(zerda: Any, session: str) -> None:
     result = zerda("summarize", session, "--json", "--max-tokens", "50")
     data = json.loads(result.out)
-    assert set(data) == {"uuid", "created_at", "content", "token_count", "metadata"}
+    assert set(data) == {"uuid", "created_at", "content", "token_count", "metadata", "entities"}
     assert data["token_count"] <= 50 and data["metadata"]["turns"] == 100
 
 
