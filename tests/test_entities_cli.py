@@ -97,3 +97,14 @@ def test_zerda_entities_says_what_it_needs(home: Path) -> None:
     assert missing.stderr.count("\n") == 1 and "nope" in missing.stderr
     assert "Traceback" not in nothing.stderr + both.stderr + missing.stderr
     assert "entities" not in shown(home, "s")[0]  # nothing written when one is missing
+
+
+def test_import_stores_entities_only_when_asked(home: Path, tmp_path: Path) -> None:
+    messages = tmp_path / "messages.json"
+    messages.write_text(json.dumps([{"role": "user", "content": MET}]))
+    plain = zerda(home, "import", "plain", str(messages))
+    asked = zerda(home, "import", "asked", str(messages), "--entities")
+    assert (plain.returncode, asked.returncode) == (0, 0), plain.stderr + asked.stderr
+    assert "entities" not in shown(home, "plain")[0]
+    [message] = shown(home, "asked")
+    assert message["entities"] == [e.to_dict() for e in stored_entities(MET)]

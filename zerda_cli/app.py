@@ -331,6 +331,14 @@ def import_(
     strict: Annotated[
         bool, typer.Option("--strict", help="Stop at the first conversation that cannot be read.")
     ] = False,
+    entities: Annotated[
+        bool,
+        typer.Option(
+            "--entities",
+            help="Store each message's entities as it goes (slower; else later "
+            "with zerda entities).",
+        ),
+    ] = False,
     home: HomeOpt = None,
     location: StoreOpt = None,
 ) -> None:
@@ -341,7 +349,13 @@ def import_(
     Importing again adds only what is new: messages keep ids derived from the source.
     """
     import_history(
-        args, source_format, dry_run=dry_run, strict=strict, home=home, location=location
+        args,
+        source_format,
+        dry_run=dry_run,
+        strict=strict,
+        entities=entities,
+        home=home,
+        location=location,
     )
 
 

@@ -30,6 +30,7 @@ from zerda_cli.render.progress import AFTER
 
 if TYPE_CHECKING:
     from zerda.importers import Report
+    from zerda.store.base import Store
 
 
 class ImportFormat(StrEnum):
@@ -51,21 +52,24 @@ def import_history(
     *,
     dry_run: bool,
     strict: bool,
+    entities: bool = False,
     home: Path | None,
     location: str | None,
 ) -> None:
-    """The `zerda import` command."""
+    """The `zerda import` command: entities are stored as messages go in only with
+    `entities` (else `zerda entities` stores them later)."""
     session, source = _split(args)
     chosen = fmt.value if fmt else _detected(source, session)
     if chosen in ("zerda", "openai"):
         if session is None:
             raise usage_error(f"SESSION is needed to import {chosen} messages from {source}")
-        _one_session(session, source, dry_run=dry_run, home=home, location=location)
+        store = open_store(home, location, extract_entities=entities)
+        _one_session(session, source, dry_run=dry_run, store=store)
         return
     from zerda.importers import import_conversations, read
 
     with _local(source) as path, _Progress() as progress:
-        store = open_store(home, location)
+        store = open_store(home, location, extract_entities=entities)
         found = read(path, chosen)
         report = import_conversations(
             store, found, dry_run=dry_run, strict=strict, prefix=session, progress=progress
@@ -126,9 +130,7 @@ def _local(source: str) -> Iterator[Path]:
         yield path
 
 
-def _one_session(
-    session: str, source: str, *, dry_run: bool, home: Path | None, location: str | None
-) -> None:
+def _one_session(session: str, source: str, *, dry_run: bool, store: Store) -> None:
     """zerda's JSONL/JSON export or an OpenAI messages array into session SESSION."""
     from zerda.importers.native import check_import, import_file, opened
 
@@ -139,7 +141,7 @@ def _one_session(
             return
         # Counted now: loading the encoder is small beside a bulk import, and counts left
         # for the first reader sit in a record at the end, which streaming readers wait for.
-        count = import_file(open_store(home, location), session, found)
+        count = import_file(store, session, found)
     render.note(f"imported {count} messages into session {session}")
 
 
