@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from itertools import pairwise
 from pathlib import Path
 
@@ -318,8 +319,8 @@ BAD: list[object] = [
     [],
     "PERSON",
     {"name": "Paris", "matches": [GOOD_MATCH]},
-    {"label": "NORP", "name": "Paris", "matches": [GOOD_MATCH]},
-    {"label": "gpe", "name": "Paris", "matches": [GOOD_MATCH]},
+    {"label": "", "name": "Paris", "matches": [GOOD_MATCH]},
+    {"label": 5, "name": "Paris", "matches": [GOOD_MATCH]},
     {"label": "GPE", "matches": [GOOD_MATCH]},
     {"label": "GPE", "name": "", "matches": [GOOD_MATCH]},
     {"label": "GPE", "name": 5, "matches": [GOOD_MATCH]},
@@ -341,6 +342,31 @@ BAD: list[object] = [
 def test_from_dict_rejects_bad_shapes(data: object) -> None:
     with pytest.raises(InvalidMessageError):
         Entity.from_dict(data)
+
+
+def test_a_label_of_another_model_is_kept_as_given() -> None:
+    for label in ("NORP", "WORK_OF_ART", "gpe"):
+        data = {"label": label, "name": "Paris", "matches": [GOOD_MATCH]}
+        assert Entity.from_dict(data).to_dict() == data
+
+
+PARIS = EntityMatch(0, 5, "Paris")
+BAD_MADE: list[Callable[[], object]] = [
+    lambda: Entity("", "Paris", (PARIS,)),
+    lambda: Entity("GPE", " ", (PARIS,)),
+    lambda: Entity("GPE", "Paris", ()),
+    lambda: Entity("GPE", "Paris", ("Paris",)),  # type: ignore[arg-type]
+    lambda: EntityMatch(6, 5, "Paris"),
+    lambda: EntityMatch(-1, 5, "Paris"),
+    lambda: EntityMatch(0, 5, None),  # type: ignore[arg-type]
+    lambda: EntityMatch(True, 5, "Paris"),
+]
+
+
+@pytest.mark.parametrize("make", BAD_MADE, ids=[str(n) for n in range(len(BAD_MADE))])
+def test_a_bad_entity_cannot_be_made_either(make: Callable[[], object]) -> None:
+    with pytest.raises(InvalidMessageError):
+        make()
 
 
 def test_extractor_name_and_labels() -> None:

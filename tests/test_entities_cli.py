@@ -81,10 +81,14 @@ def test_stored_entities_come_back_from_export_and_show(home: Path) -> None:
 
 
 def test_entity_names_cannot_drive_the_terminal(home: Path) -> None:
-    zerda(home, "add", "s", "-r", "user", "Ada\x1b]0;owned\x07 Lovelace lives in London\x1b[2J")
-    done = zerda(home, "show", "s", "--entities")
-    assert "\x1b" not in done.stdout and "\x07" not in done.stdout
-    assert "GPE London" in done.stdout
+    text = "run `\x1b]0;owned\x07rm -rf` in London, see https://ex.com/\x1b[2Jx"
+    assert any("\x1b" in e.name for e in stored_entities(text))  # names do carry escapes
+    zerda(home, "add", "s", "-r", "user", text)
+    for flags in (["--entities"], ["--entities", "--format", "markdown"]):
+        done = zerda(home, "show", "s", *flags)
+        assert done.returncode == 0, done.stderr
+        assert "\x1b" not in done.stdout and "\x07" not in done.stdout
+        assert "GPE London" in done.stdout and "CODE " in done.stdout
 
 
 def test_zerda_entities_says_what_it_needs(home: Path) -> None:
@@ -92,7 +96,9 @@ def test_zerda_entities_says_what_it_needs(home: Path) -> None:
     nothing = zerda(home, "entities")
     both = zerda(home, "entities", "s", "--all")
     missing = zerda(home, "entities", "s", "nope")
+    bad = zerda(home, "entities", "../x")
     assert (nothing.returncode, both.returncode, missing.returncode) == (2, 2, 1)
+    assert bad.returncode == 2 and "is not a session id" in bad.stderr
     assert "name the sessions, or give --all" in nothing.stderr
     assert missing.stderr.count("\n") == 1 and "nope" in missing.stderr
     assert "Traceback" not in nothing.stderr + both.stderr + missing.stderr
@@ -108,3 +114,44 @@ def test_import_stores_entities_only_when_asked(home: Path, tmp_path: Path) -> N
     assert "entities" not in shown(home, "plain")[0]
     [message] = shown(home, "asked")
     assert message["entities"] == [e.to_dict() for e in stored_entities(MET)]
+
+
+def test_each_session_named_is_filled_once(home: Path) -> None:
+    zerda(home, "add", "s", MET, "ok")
+    done = zerda(home, "entities", "s", "s", "--json")
+    assert json.loads(done.stdout) == {"sessions": 1, "messages": 2}
+
+
+def test_a_dry_run_import_touches_no_store(home: Path, tmp_path: Path) -> None:
+    messages = tmp_path / "m.jsonl"
+    messages.write_text(json.dumps({"role": "user", "content": MET}) + "\n")
+    not_a_directory = tmp_path / "file"
+    not_a_directory.write_text("")
+    done = zerda(not_a_directory, "import", "s", str(messages), "--from", "zerda", "--dry-run")
+    assert (done.returncode, done.stderr) == (
+        0,
+        "dry run: would import 1 messages into session s\n",
+    )
+
+
+def test_an_export_with_damaged_entities_imports_with_them_found_again(
+    home: Path, tmp_path: Path
+) -> None:
+    store = SessionStore(home, fsync=False)
+    store.add_message("s", Message("user", MET))
+    store.set_summary("s", "Ada Lovelace wrote to Babbage.")
+    lines = zerda(home, "export", "s", "--format", "jsonl").stdout.splitlines()
+    records = [json.loads(line) for line in lines]
+    assert [r.get("type") for r in records] == ["session", "summary", None]
+    for record in records[1:]:
+        record["entities"] = 5
+    damaged = tmp_path / "damaged.jsonl"
+    damaged.write_text("".join(json.dumps(r) + "\n" for r in records))
+    done = zerda(home, "import", "copy", str(damaged))
+    assert done.returncode == 0, done.stderr
+    memory = store.get_memory("copy")
+    assert memory.summary is not None and memory.summary.entities is None
+    assert [m.entities for m in memory.messages] == [None]
+    assert memory.messages[0].extra == {"entities": 5}  # another shape: kept as given
+    assert zerda(home, "entities", "copy").returncode == 0
+    assert store.get_summary("copy").entities == stored_entities("Ada Lovelace wrote to Babbage.")

@@ -4,6 +4,7 @@ in a venv of its own) and, for what that client never sends, by plain HTTP."""
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 import signal
@@ -330,3 +331,13 @@ def test_the_key_comes_from_a_file_or_the_environment_not_from_argv(
     assert main(["serve"]) == 2
     assert main(["serve", "--api-key", "k"]) == 2
     assert "visible ASCII" in capsys.readouterr().err
+
+
+def test_a_callers_own_system_entities_come_back_as_sent(server: Server) -> None:
+    session_id = secrets.token_hex(16)
+    mine = {"system": {"entities": ["mine"], "intent": "asks"}, "k": 1}
+    message = {"role": "human", "content": "Ada Lovelace in London", "metadata": mine}
+    assert _post(server, session_id, json.dumps({"messages": [message]})).status_code == 200
+    url = f"{server.url}/api/v1/sessions/{session_id}/memory"
+    [found] = httpx.get(url, headers=_auth()).json()["messages"]
+    assert found["metadata"] == mine

@@ -123,3 +123,14 @@ def test_summaries_keep_entities_given_with_them(store: Store) -> None:
     store.add_message("s", Message("user", "q"))
     stored = store.set_summary("s", Summary("Rome, mostly.", entities=given))
     assert stored.entities == given and store.get_summary("s") == stored
+
+
+def test_an_openai_message_keeps_its_own_entities_key() -> None:
+    from zerda.formats.openai import from_openai, to_openai
+
+    for value in (None, [], ["not", "ours"], [{"label": "GPE", "name": "P"}]):
+        sent = {"role": "user", "content": "Paris", "entities": value}
+        found = from_openai(sent)
+        assert found.entities is None and to_openai(found) == sent
+    ours = Message("user", MET, role_type="user", entities=stored_entities(MET))
+    assert from_openai(ours.to_dict()) == ours

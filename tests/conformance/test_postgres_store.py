@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -281,3 +282,43 @@ def test_a_check_reads_without_waiting_for_a_writer(pg: PostgresStore) -> None:
         checking.join(20)
         assert done == [[]]  # read in its own snapshot, without waiting for the writer
     checking.join()
+
+
+def test_filling_entities_keeps_what_a_writer_gave_meanwhile(
+    pg: PostgresStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from zerda.entities import Entity, EntityMatch, stored_entities
+    from zerda.store.postgres import entities
+
+    plain = PostgresStore(pg.server.url, extract_entities=False)
+    first = plain.add_message("s", Message("user", "Ada Lovelace in London"))
+    second = plain.add_message("s", Message("user", "Charles Babbage in Paris"))
+    given = (Entity("ORG", "Zerda", (EntityMatch(0, 3, "Ada"),)),)
+    finding = entities.stored_entities
+
+    def meanwhile(text: str) -> tuple[Entity, ...]:  # a writer between the read and the write
+        if text == first.content:
+            pg.add_message("s", replace(first, entities=given))
+        return finding(text)
+
+    monkeypatch.setattr(entities, "stored_entities", meanwhile)
+    assert plain.fill_entities("s") == 1
+    assert [m.entities for m in pg.get_memory("s").messages] == [
+        given,
+        stored_entities(second.content),
+    ]
+    plain.close()
+
+
+def test_entities_that_do_not_read_are_found_again(pg: PostgresStore) -> None:
+    from zerda.entities import stored_entities
+
+    stored = pg.add_message("s", Message("user", "Ada Lovelace in London"))
+    pg.set_summary("s", "Ada Lovelace wrote.")
+    with pg.server.connection() as conn:
+        conn.execute("UPDATE zerda_messages SET entities = '\"junk\"'")
+        conn.execute("UPDATE zerda_summaries SET entities = '[1]'")
+    assert pg.get_memory("s").messages[0].entities is None
+    assert pg.fill_entities("s") == 1
+    assert pg.get_memory("s").messages == [stored]
+    assert pg.get_summary("s").entities == stored_entities("Ada Lovelace wrote.")  # type: ignore[union-attr]

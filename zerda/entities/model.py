@@ -32,6 +32,16 @@ class EntityMatch:
     end: int
     text: str
 
+    def __post_init__(self) -> None:
+        if not _is_int(self.start) or not _is_int(self.end):
+            raise InvalidMessageError("entity match start and end must be integers")
+        if not 0 <= self.start <= self.end:
+            raise InvalidMessageError(
+                f"entity match offsets out of order: {self.start}..{self.end}"
+            )
+        if not isinstance(self.text, str):
+            raise InvalidMessageError("entity match text must be a string")
+
     def to_dict(self) -> dict[str, Any]:
         """`{"start": ..., "end": ..., "text": ...}`."""
         return {"start": self.start, "end": self.end, "text": self.text}
@@ -41,23 +51,31 @@ class EntityMatch:
         """The inverse of `to_dict`; `InvalidMessageError` on a bad shape."""
         if not isinstance(data, dict):
             raise InvalidMessageError(f"entity match must be an object, not {_kind(data)}")
-        start, end, text = data.get("start"), data.get("end"), data.get("text")
-        if not _is_int(start) or not _is_int(end):
-            raise InvalidMessageError("entity match start and end must be integers")
-        if not 0 <= start <= end:
-            raise InvalidMessageError(f"entity match offsets out of order: {start}..{end}")
-        if not isinstance(text, str):
-            raise InvalidMessageError("entity match text must be a string")
-        return cls(start, end, text)
+        return cls(data.get("start"), data.get("end"), data.get("text"))  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)
 class Entity:
-    """A name found in a text under one label, with each of its matches left to right."""
+    """A name found in a text under one label, with each of its matches left to right.
+
+    zerda's extractor uses LABELS; entities given by a caller may carry any label (a
+    statistical model's `NORP`, `WORK_OF_ART`): they are kept as given."""
 
     label: str
     name: str
     matches: tuple[EntityMatch, ...]
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.label, str) or not self.label.strip():
+            raise InvalidMessageError("entity label must be a non-empty string")
+        if not isinstance(self.name, str) or not self.name.strip():
+            raise InvalidMessageError("entity name must be a non-empty string")
+        if type(self.matches) is not tuple:
+            if not isinstance(self.matches, list):
+                raise InvalidMessageError("entity matches must be a non-empty list")
+            object.__setattr__(self, "matches", tuple(self.matches))
+        if not self.matches or not all(isinstance(m, EntityMatch) for m in self.matches):
+            raise InvalidMessageError("entity matches must be a non-empty list of matches")
 
     def to_dict(self) -> dict[str, Any]:
         """Zep's shape: `{"label", "name", "matches": [{"start", "end", "text"}]}`."""
@@ -74,13 +92,10 @@ class Entity:
         if not isinstance(data, dict):
             raise InvalidMessageError(f"entity must be an object, not {_kind(data)}")
         label, name, matches = data.get("label"), data.get("name"), data.get("matches")
-        if label not in LABELS:
-            raise InvalidMessageError(f"entity label must be one of {', '.join(LABELS)}")
-        if not isinstance(name, str) or not name.strip():
-            raise InvalidMessageError("entity name must be a non-empty string")
-        if not isinstance(matches, list) or not matches:
+        if not isinstance(matches, list):
             raise InvalidMessageError("entity matches must be a non-empty list")
-        return cls(label, name, tuple(EntityMatch.from_dict(m) for m in matches))
+        found = tuple(EntityMatch.from_dict(m) for m in matches)
+        return cls(label, name, found)  # type: ignore[arg-type]  # checked by Entity
 
 
 def _is_int(value: object) -> TypeGuard[int]:

@@ -30,7 +30,7 @@ SENT_AS = {
 }
 # Fields of zerda's own dict form of a message, which are not OpenAI keys.
 ZERDA_FIELDS = frozenset(
-    {"uuid", "created_at", "role_type", "token_count", "metadata", "extra", "type", "entities"}
+    {"uuid", "created_at", "role_type", "token_count", "metadata", "extra", "type"}
 )
 # Keys of `extra` that hold another format's own fields (`zerda.formats.langchain`), never sent.
 OTHER_FORMATS = frozenset({"langchain"})
@@ -85,13 +85,17 @@ def from_openai(item: dict[str, Any]) -> Message:
 
 
 def _entities(item: dict[str, Any], extra: dict[str, Any]) -> Entities | None:
-    """The entities of zerda's dict form; an `entities` key of another shape (a foreign
-    format's own) is kept in `extra`, as every key zerda has no field for."""
-    try:
-        return entities_of(item.get("entities"))
-    except InvalidMessageError:
-        extra["entities"] = item["entities"]
+    """The entities of zerda's dict form (it has a `role_type`, which no OpenAI message
+    has); in any other message, or of another shape, `entities` stays in `extra`, as
+    every key zerda has no field for."""
+    if "role_type" not in item or item.get("entities") is None:
         return None
+    try:
+        found = entities_of(item["entities"])
+    except InvalidMessageError:
+        return None
+    del extra["entities"]
+    return found
 
 
 def content_text(content: Any) -> str:

@@ -31,7 +31,7 @@ from typing import IO, Any
 from zerda.errors import InvalidMessageError
 from zerda.formats.openai import from_openai
 from zerda.importers.base import ImportFailed
-from zerda.messages import Message, Session, Summary
+from zerda.messages import Message, Session, Summary, entities_of
 from zerda.store.base import Store
 from zerda.store.copying import new_session_undone_on_failure
 from zerda.store.files.records import POINTERS, check_storable
@@ -226,7 +226,7 @@ def _taken(value: dict[str, Any], kind: Any, item: Item) -> Message | Session | 
     if item.records and kind == "session":
         return Session.from_dict(value)
     if item.records and kind == "summary":
-        return Summary.coerce({k: v for k, v in value.items() if k != "type"})
+        return Summary.coerce(_without_damaged_entities(value))
     if not item.records and kind is not None:  # an array item's own "type": kept with it
         found = from_openai(value)
         return dataclasses.replace(found, extra={**found.extra, "type": kind})
@@ -235,6 +235,17 @@ def _taken(value: dict[str, Any], kind: Any, item: Item) -> Message | Session | 
     if kind is None:
         return from_openai(value)
     raise ImportFailed(f"{item.where}: unknown record type {kind!r}")
+
+
+def _without_damaged_entities(value: dict[str, Any]) -> dict[str, Any]:
+    """A summary record's fields; entities that do not read are left out (they are found
+    from the text again, as the stores do on reading), never a reason to refuse it."""
+    found = {k: v for k, v in value.items() if k != "type"}
+    try:
+        entities_of(found.get("entities"))
+    except InvalidMessageError:
+        del found["entities"]
+    return found
 
 
 def _opening(fd: int) -> bytes:

@@ -31,9 +31,10 @@ def message_out(message: Message) -> Json:
 
 def with_entities(metadata: Json, entities: Entities | None) -> Json:
     """`metadata` with `entities` under `system.entities` in Zep's shape; as it is when
-    none were found (or extracted), or when its `system` is the caller's own non-object."""
+    none were found (or extracted), or when the caller's own metadata holds a `system`
+    that is not an object or already has `entities`: what was stored comes back."""
     system = metadata.get("system", {})
-    if not entities or not isinstance(system, dict):
+    if not entities or not isinstance(system, dict) or "entities" in system:
         return metadata
     found = [
         {

@@ -13,13 +13,19 @@ import typer
 
 from zerda.errors import NotFoundError
 from zerda_cli import render
-from zerda_cli.params import HomeOpt, JsonOpt, StoreOpt, open_store, usage_error
+from zerda_cli.params import HomeOpt, JsonOpt, StoreOpt, check_session, open_store, usage_error
 from zerda_cli.render.progress import ProgressLine
+
+
+def _checked(values: list[str] | None) -> list[str] | None:
+    """A usage error for a session id the store would refuse, before anything is read."""
+    return None if values is None else [check_session(value) for value in values]
 
 
 def entities(
     sessions: Annotated[
-        list[str] | None, typer.Argument(metavar="[SESSION]...", show_default=False)
+        list[str] | None,
+        typer.Argument(metavar="[SESSION]...", show_default=False, callback=_checked),
     ] = None,
     every: Annotated[bool, typer.Option("--all", help="Every session.")] = False,
     again: Annotated[
@@ -33,7 +39,7 @@ def entities(
     if bool(sessions) == every:
         raise usage_error("name the sessions, or give --all (not both)")
     store = open_store(home, location)
-    chosen = store.session_ids() if every else list(sessions or [])
+    chosen = store.session_ids() if every else list(dict.fromkeys(sessions or []))
     if not every:
         for session in chosen:
             store.get_session(session)  # NotFoundError before anything is written

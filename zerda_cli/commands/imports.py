@@ -15,9 +15,10 @@ import os
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from enum import StrEnum
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -63,8 +64,8 @@ def import_history(
     if chosen in ("zerda", "openai"):
         if session is None:
             raise usage_error(f"SESSION is needed to import {chosen} messages from {source}")
-        store = open_store(home, location, extract_entities=entities)
-        _one_session(session, source, dry_run=dry_run, store=store)
+        opening = partial(open_store, home, location, extract_entities=entities)
+        _one_session(session, source, dry_run=dry_run, store=opening)
         return
     from zerda.importers import import_conversations, read
 
@@ -130,7 +131,7 @@ def _local(source: str) -> Iterator[Path]:
         yield path
 
 
-def _one_session(session: str, source: str, *, dry_run: bool, store: Store) -> None:
+def _one_session(session: str, source: str, *, dry_run: bool, store: Callable[[], Store]) -> None:
     """zerda's JSONL/JSON export or an OpenAI messages array into session SESSION."""
     from zerda.importers.native import check_import, import_file, opened
 
@@ -141,7 +142,7 @@ def _one_session(session: str, source: str, *, dry_run: bool, store: Store) -> N
             return
         # Counted now: loading the encoder is small beside a bulk import, and counts left
         # for the first reader sit in a record at the end, which streaming readers wait for.
-        count = import_file(store, session, found)
+        count = import_file(store(), session, found)
     render.note(f"imported {count} messages into session {session}")
 
 
