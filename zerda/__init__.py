@@ -31,7 +31,16 @@ from zerda.errors import (
 if TYPE_CHECKING:
     from zerda.messages import Memory, Message, Session, Summary
     from zerda.store.base import Store
-    from zerda.store.files.store import SessionStore
+    from zerda.memory import (
+        BaseMemory,
+        ConversationBufferMemory,
+        ConversationBufferWindowMemory,
+        ConversationSummaryBufferMemory,
+        ConversationSummaryMemory,
+        ConversationTokenBufferMemory,
+    )
+    from zerda.store.files.store import FileStore, SessionStore
+    from zerda.store.inmemory import InMemoryStore
     from zerda.store.opening import open_store
     from zerda.store.postgres.store import PostgresStore
     from zerda.store.stats import SessionStats
@@ -47,7 +56,15 @@ _LAZY = {
     "Session": "zerda.messages",
     "Summary": "zerda.messages",
     "Store": "zerda.store.base",
+    "FileStore": "zerda.store.files.store",
     "SessionStore": "zerda.store.files.store",
+    "InMemoryStore": "zerda.store.inmemory",
+    "BaseMemory": "zerda.memory",
+    "ConversationBufferMemory": "zerda.memory",
+    "ConversationBufferWindowMemory": "zerda.memory",
+    "ConversationSummaryBufferMemory": "zerda.memory",
+    "ConversationSummaryMemory": "zerda.memory",
+    "ConversationTokenBufferMemory": "zerda.memory",
     "PostgresStore": "zerda.store.postgres.store",
     "open_store": "zerda.store.opening",
     "SessionStats": "zerda.store.stats",
@@ -59,9 +76,17 @@ _LAZY = {
 }
 
 __all__ = [
+    "BaseMemory",
     "ClientError",
+    "ConversationBufferMemory",
+    "ConversationBufferWindowMemory",
+    "ConversationSummaryBufferMemory",
+    "ConversationSummaryMemory",
+    "ConversationTokenBufferMemory",
     "CorruptSessionError",
     "ExtractiveSummarizer",
+    "FileStore",
+    "InMemoryStore",
     "InvalidArgumentError",
     "InvalidMessageError",
     "InvalidSessionIdError",

@@ -28,7 +28,9 @@ from zerda.store.base import Store
 from zerda.store.opening import open_store
 from zerda.store.postgres import throwaway
 
-STORES = ["file", "postgres"]
+STORES = ["file", "postgres", "memory"]
+# The in-memory store (zerda.store.inmemory): the reference, held in this process only.
+MEMORY = "memory"
 # The file store answering from its archive index at any size (it reads the files when
 # it holds fewer than `index_from` sessions): searching suites run on it too.
 INDEXED = "indexed"
@@ -197,7 +199,11 @@ def kind(request: pytest.FixtureRequest) -> str:
 
 @pytest.fixture
 def location(kind: str, home: Path, request: pytest.FixtureRequest) -> str:
-    """Where the store of this run keeps its sessions (a directory or a URL), emptied."""
+    """Where the store of this run keeps its sessions (a directory or a URL), emptied.
+    The in-memory store has none: what needs one (another process, the command) is
+    skipped for it."""
+    if kind == MEMORY:
+        pytest.skip("an in-memory store has no location another store could open")
     if kind in ("file", INDEXED):
         return str(home)
     empty(request.getfixturevalue("shared_postgres"))
@@ -205,8 +211,14 @@ def location(kind: str, home: Path, request: pytest.FixtureRequest) -> str:
 
 
 @pytest.fixture
-def store(kind: str, location: str, request: pytest.FixtureRequest) -> Iterator[Store]:
+def store(kind: str, request: pytest.FixtureRequest) -> Iterator[Store]:
     """An empty store of each kind (the file store with fsync off)."""
+    if kind == MEMORY:
+        from zerda.store.inmemory import InMemoryStore
+
+        yield InMemoryStore()
+        return
+    location = str(request.getfixturevalue("location"))
     if kind in ("file", INDEXED):
         opened = open_store(location, fsync=False)
         if kind == INDEXED:

@@ -1,11 +1,14 @@
-"""Session stores: one interface, two implementations.
+"""Session stores: one interface, three implementations.
 
-- `zerda.store.base`: the interface (`Store`) every store provides, with what it gets
-  for free (async twins, batch rules); `sources`, `tally` and `stats` are the parts
-  both implementations share (what bulk writes read, running totals, statistics), and
-  `copying`, `forking` and `overview` are written once against the interface.
-- `zerda.store.files`: `SessionStore`, append-only JSON Lines files under `flock`, one
-  a session, on this host (the default).
+- `zerda.store.base`: the interface (`Store`): twelve primitives every store provides,
+  and everything else built on them (`derived`), which a store overrides to be faster;
+  `sources`, `tally` and `stats` are the parts the implementations share (what bulk
+  writes read, running totals, statistics), and `copying`, `forking` and `overview` are
+  written once against the interface.
+- `zerda.store.inmemory`: `InMemoryStore`, the primitives alone in this process's
+  memory: the reference the conformance suite holds the others to, and a test double.
+- `zerda.store.files`: `FileStore` (first named `SessionStore`), append-only JSON Lines
+  files under `flock`, one a session, on this host (the default).
 - `zerda.store.postgres`: `PostgresStore`, sessions on a PostgreSQL server shared by
   many processes and hosts (psycopg is imported when it first connects).
 - `open_store(location)` picks one by location; `copying` moves sessions between any two.
@@ -18,13 +21,16 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from zerda.store.base import Store
-    from zerda.store.files.store import SessionStore
+    from zerda.store.files.store import FileStore, SessionStore
+    from zerda.store.inmemory import InMemoryStore
     from zerda.store.opening import open_store
 
-__all__ = ["SessionStore", "Store", "open_store"]
+__all__ = ["FileStore", "InMemoryStore", "SessionStore", "Store", "open_store"]
 _LAZY = {
     "Store": "zerda.store.base",
+    "FileStore": "zerda.store.files.store",
     "SessionStore": "zerda.store.files.store",
+    "InMemoryStore": "zerda.store.inmemory",
     "open_store": "zerda.store.opening",
 }
 

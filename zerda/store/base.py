@@ -1,17 +1,25 @@
 """The store interface: what every session store provides, and what it gets for free.
 
 Everything above the store (memory classes, the command, the REPL) is written against
-`Store`. An implementation provides the abstract methods; `add_message`,
-`append_turn` and the async twins (Zep's client names: `aadd_memory`,
-`aget_memory`, ...) come from here.
+`Store`. An implementation provides twelve primitives (the abstract methods: sessions
+made, read, listed, renamed and deleted; messages added, read in order and replaced;
+the summary set and read; a session cleared); everything else has a default built on
+them here (`get_memory`, stats, listings, search and ranking, the last turn undone or
+replaced, the conditional deletes, forks, the async twins with Zep's client names:
+`aadd_memory`, `aget_memory`, ...), which a store overrides when it can answer faster
+or in one step. `InMemoryStore` (zerda.store.inmemory) is the primitives alone: the
+reference the conformance suite holds every store to.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections import deque
 from collections.abc import Callable, Collection, Iterator, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import replace
 from datetime import UTC, datetime
+from itertools import islice
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from zerda.messages import Memory, Message, Session, Summary
@@ -74,9 +82,20 @@ class Store(ABC):
 
     # -- sessions ----------------------------------------------------------------
 
-    @abstractmethod
+    def _one_step(self) -> AbstractContextManager[object]:
+        """Held around the defaults that read and then write (undo, retry, forks): a
+        store whose primitives share one lock returns it, so these are one step too."""
+        return nullcontext()
+
     def exists(self, session_id: str) -> bool:
         """True when the session has been written."""
+        from zerda.errors import NotFoundError
+
+        try:
+            self.get_session(session_id)
+        except NotFoundError:
+            return False
+        return True
 
     @abstractmethod
     def create_session(
@@ -103,14 +122,23 @@ class Store(ABC):
     def session_ids(self) -> list[str]:
         """The ids of all sessions, sorted."""
 
-    @abstractmethod
     def list_sessions(self) -> list[SessionStats]:
         """Stats of every readable session, most recently active first."""
+        return [overview.stats for overview in self.list_overviews()]
 
-    @abstractmethod
     def list_overviews(self) -> list[SessionOverview]:
         """Stats, title, creation time and opening words of every readable session, most
         recently active first (a session that cannot be read is skipped with a warning)."""
+        from zerda.errors import NotFoundError
+        from zerda.store.derived import overview_of
+
+        found = []
+        for sid in self.session_ids():
+            try:
+                found.append(overview_of(self, sid))
+            except NotFoundError:
+                continue  # gone meanwhile
+        return sorted(found, key=lambda o: o.stats.last_activity or "", reverse=True)
 
     def overviews(
         self,
@@ -139,11 +167,12 @@ class Store(ABC):
         """Remove the session if it exists and holds no message and no summary; True when
         it was removed. The stores make the check and the removal one step, so a writer
         that adds a message meanwhile keeps its session."""
-        if not self.exists(session_id) or self.message_count(session_id):
-            return False
-        if self.get_summary(session_id) is not None:
-            return False
-        self.delete_session(session_id)
+        with self._one_step():
+            if not self.exists(session_id) or self.message_count(session_id):
+                return False
+            if self.get_summary(session_id) is not None:
+                return False
+            self.delete_session(session_id)
         return True
 
     def delete_session_if_inactive(self, session_id: str, cutoff: datetime) -> bool:
@@ -151,9 +180,10 @@ class Store(ABC):
         message's time and its creation both are; `overview.last_activity`); True when it
         was removed. The stores make the check and the removal one step, so a writer that
         adds a message meanwhile keeps its session."""
-        if not self.exists(session_id) or self._active_since(session_id, cutoff):
-            return False
-        self.delete_session(session_id)
+        with self._one_step():
+            if not self.exists(session_id) or self._active_since(session_id, cutoff):
+                return False
+            self.delete_session(session_id)
         return True
 
     def _active_since(self, session_id: str, cutoff: datetime) -> bool:
@@ -227,31 +257,38 @@ class Store(ABC):
     def get_summary(self, session_id: str) -> Summary | None:
         """The latest summary, or None."""
 
-    @abstractmethod
     def get_memory(self, session_id: str, lastn: int | None = None) -> Memory:
         """The messages (the last `lastn`; None or 0: all) and the summary."""
+        from zerda.errors import InvalidArgumentError
+
+        if lastn is not None and (type(lastn) is not int or lastn < 0):
+            raise InvalidArgumentError(f"lastn must be a non-negative integer, not {lastn!r}")
+        kept = deque(self.iter_messages(session_id), maxlen=lastn or None)
+        return Memory(messages=list(kept), summary=self.get_summary(session_id))
 
     @abstractmethod
     def iter_messages(self, session_id: str) -> Iterator[Message]:
         """Every message, oldest first, streamed."""
 
-    @abstractmethod
     def iter_messages_reversed(self, session_id: str) -> Iterator[Message]:
         """Messages newest first, streamed from the end."""
+        return reversed(list(self.iter_messages(session_id)))
 
-    @abstractmethod
     def system_messages(self, session_id: str) -> list[Message]:
         """The session's system messages, oldest first."""
+        return [m for m in self.iter_messages(session_id) if m.kind == "system"]
 
-    @abstractmethod
     def message_count(self, session_id: str) -> int:
         """How many messages the session holds."""
+        return sum(1 for _ in self.iter_messages(session_id))
 
-    @abstractmethod
     def session_stats(self, session_id: str) -> SessionStats:
         """Counts, tokens, characters and activity."""
+        from zerda.store.stats import collect_stats
 
-    @abstractmethod
+        stats = collect_stats(session_id, self.iter_messages(session_id))
+        return replace(stats, encoding=self.encoding)
+
     def search(
         self,
         query: Query,
@@ -272,7 +309,18 @@ class Store(ABC):
         the newest `limit` (a positive integer) at most. Newest first: by `created_at`,
         whatever order the messages were added in (imports keep their times); equal
         times in session id order, then within a session the one added last first.
+        This default reads every message; the stores use their indexes.
         """
+        from zerda.paths import validate_session_id
+        from zerda.store.derived import found_in
+        from zerda.store.matching import Filters, Matcher, check_limit
+
+        check_limit(limit)
+        session_id = session_id or None
+        if session_id is not None:
+            validate_session_id(session_id)
+        filters = Filters.of(roles, since, until)
+        return islice(found_in(self, Matcher(query), filters, session_id), limit)
 
     def ranked(
         self,
@@ -329,11 +377,20 @@ class Store(ABC):
     def clear(self, session_id: str) -> None:
         """Empty the session (messages and summary); the session and its metadata stay."""
 
-    @abstractmethod
     def delete_last_turn(self, session_id: str) -> list[Message]:
-        """Remove the last user message and everything after it; returns what was removed."""
+        """Remove the last turn: the last message that asks (a user, or a speaker of no
+        known type; see `Message.part`) and everything after it. Returns what was removed.
+        The summary stays; a session where no message asks keeps all its messages."""
+        from zerda.store.derived import last_ask
 
-    @abstractmethod
+        with self._one_step():
+            messages = list(self.iter_messages(session_id))
+            cut = last_ask(messages)
+            if cut is None:
+                return []
+            self.replace_messages(session_id, messages[:cut])
+        return messages[cut:]
+
     def replace_last_turn(
         self,
         session_id: str,
@@ -343,7 +400,33 @@ class Store(ABC):
         replaces: str | None = None,
         reply_metadata: dict[str, Any] | None = None,
     ) -> tuple[Message, Message]:
-        """Swap the last turn for a new one in one step (`reply_metadata` on the reply)."""
+        """Swap the last turn (as `delete_last_turn` finds it) for a new one in one step
+        (`reply_metadata` on the reply). `replaces`, when given, is the uuid of the
+        message expected to open the last turn; if the session has moved on,
+        `SessionChangedError` is raised and nothing is written. A session where no
+        message asks gets the turn appended. The summary stays."""
+        from zerda.errors import SessionChangedError
+        from zerda.store.derived import last_ask
+
+        reply = Message("assistant", assistant, dict(reply_metadata or {}))
+        pair = (self._stamp(Message("user", user)), self._stamp(reply))
+        with self._one_step():
+            messages = list(self.iter_messages(session_id))
+            cut = last_ask(messages)
+            opened = None if cut is None else messages[cut].uuid
+            if replaces is not None and (cut is None or opened != replaces):
+                raise SessionChangedError(
+                    f"session {session_id} changed since its last turn was read; nothing written"
+                )
+            self.replace_messages(session_id, [*messages[:cut], *pair])
+        return pair
+
+    def compact(self, session_id: str) -> None:
+        """Fold what the session's storage holds beyond its messages, summary and facts
+        (the file store's updates, token records and old summaries) into a fresh copy;
+        NotFoundError if the session does not exist. Stores that keep nothing more have
+        nothing to do."""
+        self.get_session(session_id)
 
     @abstractmethod
     def replace_messages(self, session_id: str, messages: list[Message]) -> None:
@@ -357,36 +440,41 @@ class Store(ABC):
         (every one with `again`): history imported, or written with `extract_entities`
         off. Returns how many messages got entities; NotFoundError if the session does
         not exist. Both stores do it under their lock or in their transactions; this
-        default rewrites the session with `replace_messages`, for a store used by one
-        writer."""
+        default rewrites the session with `replace_messages`, in one step where the store's
+        primitives share a lock (`_one_step`)."""
         from zerda.entities import stored_entities
 
-        messages = list(self.iter_messages(session_id))
-        wanted = [again or m.entities is None for m in messages]
-        if any(wanted):
-            self.replace_messages(
-                session_id,
-                [
-                    replace(m, entities=stored_entities(m.content)) if want else m
-                    for m, want in zip(messages, wanted, strict=True)
-                ],
-            )
-        summary = self.get_summary(session_id)
-        if summary is not None and (again or summary.entities is None):
-            self.set_summary(
-                session_id, replace(summary, entities=stored_entities(summary.content))
-            )
+        with self._one_step():
+            messages = list(self.iter_messages(session_id))
+            wanted = [again or m.entities is None for m in messages]
+            if any(wanted):
+                self.replace_messages(
+                    session_id,
+                    [
+                        replace(m, entities=stored_entities(m.content)) if want else m
+                        for m, want in zip(messages, wanted, strict=True)
+                    ],
+                )
+            summary = self.get_summary(session_id)
+            if summary is not None and (again or summary.entities is None):
+                found = replace(summary, entities=stored_entities(summary.content))
+                self.set_summary(session_id, found)
         return sum(wanted)
 
-    @abstractmethod
     def check(self, session_id: str | None = None) -> list[Finding]:
         """What is wrong with the stored sessions (all, or `session_id`'s: NotFoundError
-        if it does not exist), one Finding each; nothing is changed."""
+        if it does not exist), one Finding each; nothing is changed. A store keeping
+        nothing that can be damaged finds nothing: this default."""
+        if session_id is not None:
+            self.get_session(session_id)
+        return []
 
-    @abstractmethod
     def repair(self, session_id: str | None = None) -> Repair:
         """Fix what `check` finds, losing nothing that can be read (damaged lines are
         saved aside, not dropped); says what was fixed, saved and left."""
+        from zerda.store.checks import Repair
+
+        return Repair([], [], self.check(session_id))
 
     def describe(self, session_id: str) -> str:
         """Where the session is kept, for people (a file's path, a server's URL)."""

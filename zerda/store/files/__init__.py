@@ -1,9 +1,10 @@
-"""The file store: one append-only JSON Lines file a session (`store.SessionStore`).
+"""The file store: one append-only JSON Lines file a session (`store.FileStore`, also
+known by its first name, `SessionStore`).
 
 `sessionfile` is one file on disk (locked appends, line reads, safe rewrites), `records`
 the file format, `reader` turns a file into records, `search` scans files fast.
 """
 
-from zerda.store.files.store import SessionStore
+from zerda.store.files.store import FileStore, SessionStore
 
-__all__ = ["SessionStore"]
+__all__ = ["FileStore", "SessionStore"]

@@ -70,7 +70,7 @@ INDEX_FROM = 64  # sessions from which listings and searches use the archive ind
 NO_POINTERS: dict[str, int | None] = {field: None for field in POINTERS.values()}
 
 
-class SessionStore(Store):
+class FileStore(Store):
     """Sessions on disk under `<home>/sessions/<id>.jsonl`, created on first write.
 
     `fsync=False` trades durability against power loss for speed (a killed
@@ -993,3 +993,6 @@ def _decoded(line: bytes) -> dict[str, Any] | None:
 def _index_failed(exc: StoreError | OSError) -> None:
     """Say that the archive index could not be used (the files answer instead)."""
     warnings.warn(f"{exc}; reading the session files instead", ZerdaWarning, stacklevel=3)
+
+
+SessionStore = FileStore  # the file store's first name, kept
