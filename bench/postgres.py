@@ -1,5 +1,5 @@
 """The PostgreSQL store side by side with langchain-postgres's PostgresChatMessageHistory,
-on one throwaway server of the bench's own (`zerda.store.postgres.throwaway`, fsync on).
+on one throwaway server of the bench's own (`tools.pgserver`, fsync on).
 
 Rows: append latency (a turn: two messages) and the last 10 turns read at each read size
 (1k / 100k / 1M messages), `session_stats`, and a search over every session. The peer
@@ -36,8 +36,8 @@ VERSION = "postgres-v1"
 
 def postgres(sizes: Sizes, cache: Path, work: Path) -> list[Row]:
     """Every row of the section; one row saying why when no server can be started."""
+    from tools import pgserver as throwaway
     from zerda.errors import StoreError
-    from zerda.store.postgres import throwaway
 
     directory = cache / VERSION
     private = not throwaway.reachable(directory)
@@ -57,7 +57,7 @@ def postgres(sizes: Sizes, cache: Path, work: Path) -> list[Row]:
 
 def _server(directory: Path) -> Any:
     """The bench's server: made on first use, started again on later runs."""
-    from zerda.store.postgres import throwaway
+    from tools import pgserver as throwaway
 
     if not (directory / "data" / "PG_VERSION").exists():
         return throwaway.started(directory, durable=True)

@@ -242,8 +242,8 @@ def _postgres_rows(zerda: str, plan: Plan, cache: Path, work: Path) -> list[Row]
     """get-memory then add-memory on 2 workers over the bench's PostgreSQL server (sessions
     `serve-m<count>` beside bench.postgres's, put back to their size after)."""
     from bench import postgres
+    from tools import pgserver as throwaway
     from zerda.errors import StoreError
-    from zerda.store.postgres import throwaway
 
     directory = cache / postgres.VERSION
     private = not throwaway.reachable(directory)
@@ -395,7 +395,7 @@ class Server:
     every worker has started, stopped (SIGTERM, then its whole group killed) on exit."""
 
     def __init__(self, zerda: str, where: list[str], workers: int, work: Path) -> None:
-        from zerda.store.postgres.throwaway import free_port
+        from tools.pgserver import free_port
 
         self.port = free_port()
         self.workers = workers

@@ -26,13 +26,13 @@ from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult, TextResourceContents
 
+from tools.pgserver import URL_VARIABLE
 from zerda import SessionStore
 from zerda.mcp import build_server
 from zerda.mcp.results import MAX_CONTENT
 from zerda.memory.summary import summarize_session
 from zerda.messages import Message, format_time
 from zerda.store.base import Store
-from zerda.store.postgres.throwaway import URL_VARIABLE
 from zerda.store.words import Words
 
 pytestmark = pytest.mark.anyio

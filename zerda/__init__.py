@@ -29,8 +29,6 @@ from zerda.errors import (
 )
 
 if TYPE_CHECKING:
-    from zerda.messages import Memory, Message, Session, Summary
-    from zerda.store.base import Store
     from zerda.memory import (
         BaseMemory,
         ConversationBufferMemory,
@@ -39,6 +37,8 @@ if TYPE_CHECKING:
         ConversationSummaryMemory,
         ConversationTokenBufferMemory,
     )
+    from zerda.messages import Memory, Message, Session, Summary
+    from zerda.store.base import Store
     from zerda.store.files.store import FileStore, SessionStore
     from zerda.store.inmemory import InMemoryStore
     from zerda.store.opening import open_store

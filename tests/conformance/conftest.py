@@ -2,7 +2,7 @@
 
 PostgreSQL comes from `ZERDA_TEST_POSTGRES_URL` (a server the tests may create and drop
 `zerda_test_*` databases on; `.ci/run` starts one), else from a throwaway server started
-here (`zerda.store.postgres.throwaway`). When neither can be had the PostgreSQL tests are
+here (`tools.pgserver`). When neither can be had the PostgreSQL tests are
 skipped with the reason, except under `CI=true`, where they fail: CI never skips them.
 """
 
@@ -23,10 +23,10 @@ from typing import IO
 
 import pytest
 
+from tools import pgserver as throwaway
 from zerda.errors import StoreError
 from zerda.store.base import Store
 from zerda.store.opening import open_store
-from zerda.store.postgres import throwaway
 
 STORES = ["file", "postgres", "memory"]
 # The in-memory store (zerda.store.inmemory): the reference, held in this process only.

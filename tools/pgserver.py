@@ -5,8 +5,8 @@ port (and a unix socket in the directory), trusted for the `postgres` superuser.
 The server refuses to run as root, so as root it runs as the `postgres` user (which
 Debian's `postgresql` package creates). From a shell (what `.ci/run` does)::
 
-    eval "$(python -m zerda.store.postgres.throwaway start DIR)"   # exports ZERDA_TEST_POSTGRES_URL
-    python -m zerda.store.postgres.throwaway stop DIR
+    eval "$(python -m tools.pgserver start DIR)"   # exports ZERDA_TEST_POSTGRES_URL
+    python -m tools.pgserver stop DIR
 """
 
 from __future__ import annotations
@@ -201,7 +201,7 @@ def _give_to_server_user(path: Path) -> None:
 def main(argv: list[str] | None = None) -> int:
     """`start DIR` prints `export ZERDA_TEST_POSTGRES_URL=...`; `stop DIR` stops it."""
     parser = argparse.ArgumentParser(
-        prog="python -m zerda.store.postgres.throwaway", description=__doc__
+        prog="python -m tools.pgserver", description=__doc__
     )
     parser.add_argument("action", choices=["start", "stop"])
     parser.add_argument("directory", type=Path)
