@@ -11,8 +11,9 @@ from importer_helpers import conversations, store_all, store_bytes, zerda_import
 from llm_logs import fill_legacy, legacy_db, run_llm
 
 from zerda import SessionStore
+from zerda.errors import ImportFailed
 from zerda.importers import llm
-from zerda.importers.base import Conversation, ImportFailed, Problem
+from zerda.importers.base import Conversation, Problem
 
 pytest.importorskip("llm_echo")
 

@@ -52,3 +52,28 @@ def test_opening_a_file_store_loads_nothing_of_postgresql(tmp_path: object) -> N
         [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, check=False
     )
     assert done.returncode == 0, done.stderr
+
+
+def test_every_library_exception_is_in_the_one_tree() -> None:
+    import importlib
+    import pkgutil
+
+    import zerda.errors
+
+    found = []
+    for module in pkgutil.walk_packages(zerda.__path__, "zerda."):
+        if module.name.startswith(("zerda.server", "zerda.mcp")):
+            continue  # their extras may not be installed; their errors are HTTP and MCP's
+        loaded = importlib.import_module(module.name)
+        for value in vars(loaded).values():
+            if (
+                isinstance(value, type)
+                and issubclass(value, BaseException)
+                and not issubclass(value, Warning)
+                and value.__module__ == module.name
+            ):
+                found.append(value)
+    assert found, "no exception classes found"
+    assert [e for e in found if not issubclass(e, zerda.ZerdaError)] == []
+    for name in ("MessageTooLargeError", "ImportFailed", "UnsafeArchiveError", "NotADocument"):
+        assert getattr(zerda.errors, name).__module__ == "zerda.errors"

@@ -37,6 +37,27 @@ class InvalidArgumentError(ZerdaError, ValueError):
     """An argument is out of range or of the wrong kind (a negative `lastn`, `k=-1`)."""
 
 
+class MessageTooLargeError(InvalidMessageError):
+    """A message is over `zerda.limits.MAX_MESSAGE_BYTES`; nothing was written."""
+
+
+class ImportFailed(ZerdaError):
+    """An import source cannot be read (not its format, not valid JSON), or a `strict`
+    run met a problem; what was imported before it stays."""
+
+
+class UnsafeArchiveError(ImportFailed):
+    """A zip export holds a member no export holds (a traversal path, a symlink, an
+    encrypted or inflating-too-far member); nothing of it is read."""
+
+
+class NotADocument(ImportFailed):
+    """The file is not one JSON document (so it is read as JSON Lines)."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(f"{name} is not one JSON document; nothing was imported")
+
+
 class StoreError(ZerdaError):
     """The session store cannot read or write its files."""
 

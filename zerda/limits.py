@@ -7,14 +7,10 @@ well under a second, so no read after a write waits on it.
 
 from __future__ import annotations
 
-from zerda.errors import InvalidMessageError
+from zerda.errors import MessageTooLargeError
 
 MAX_MESSAGE_BYTES = 16 * 1024 * 1024
 _ENCODED_AT_ONCE = 1 << 20  # characters encoded at a time when measuring a long text
-
-
-class MessageTooLargeError(InvalidMessageError):
-    """A message is over MAX_MESSAGE_BYTES; nothing was written."""
 
 
 def utf8_size(text: str, stop_after: int | None = None) -> int:

@@ -17,14 +17,8 @@ import importlib
 from collections.abc import Iterator
 from pathlib import Path
 
-from zerda.importers.base import (
-    Conversation,
-    Found,
-    ImportFailed,
-    Problem,
-    UnsafeArchiveError,
-    stable_uuid,
-)
+from zerda.errors import ImportFailed, UnsafeArchiveError
+from zerda.importers.base import Conversation, Found, Problem, stable_uuid
 from zerda.importers.detection import SINGLE_SESSION, detect
 from zerda.importers.writing import Report, import_conversations
 

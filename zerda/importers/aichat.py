@@ -30,17 +30,9 @@ from typing import Any
 
 import yaml
 
-from zerda.errors import InvalidMessageError
+from zerda.errors import ImportFailed, InvalidMessageError
 from zerda.formats.openai import from_openai
-from zerda.importers.base import (
-    UNREADABLE,
-    Conversation,
-    Found,
-    ImportFailed,
-    Problem,
-    stable_uuid,
-    unreadable,
-)
+from zerda.importers.base import UNREADABLE, Conversation, Found, Problem, stable_uuid, unreadable
 from zerda.importers.localfiles import modified_at, read_each, read_text
 from zerda.messages import Message
 

@@ -93,16 +93,6 @@ class Conversation:
         self.skipped[reason] = self.skipped.get(reason, 0) + count
 
 
-class ImportFailed(ZerdaError):
-    """An import source cannot be read (not its format, not valid JSON), or a `strict`
-    run met a problem; what was imported before it stays."""
-
-
-class UnsafeArchiveError(ImportFailed):
-    """A zip export holds a member no export holds (a traversal path, a symlink, an
-    encrypted or inflating-too-far member); nothing of it is read."""
-
-
 @dataclass(frozen=True)
 class Problem:
     """A conversation (or item) that cannot be imported: where it is, and why."""

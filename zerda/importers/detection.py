@@ -18,7 +18,7 @@ from pathlib import Path
 
 import ijson  # type: ignore[import-untyped]
 
-from zerda.importers.base import ImportFailed
+from zerda.errors import ImportFailed
 from zerda.importers.sources import CLOSING, MAX_DEPTH, OPENING, ZIP_MAGIC, streams
 
 PEEK = 1 << 16  # bytes read to tell a format

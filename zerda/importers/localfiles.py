@@ -9,7 +9,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from zerda.importers.base import UNREADABLE, Found, ImportFailed, Problem, unreadable
+from zerda.errors import ImportFailed
+from zerda.importers.base import UNREADABLE, Found, Problem, unreadable
 
 _JSON_TYPES = {dict: "an object", str: "a string", int: "a number", float: "a number"}
 

@@ -28,9 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from zerda.errors import InvalidMessageError
+from zerda.errors import ImportFailed, InvalidMessageError, NotADocument
 from zerda.formats.openai import from_openai
-from zerda.importers.base import ImportFailed
 from zerda.messages import Message, Session, Summary, entities_of
 from zerda.store.base import Store
 from zerda.store.copying import new_session_undone_on_failure
@@ -46,13 +45,6 @@ WINDOW = 1 << 20  # bytes read at a time on a pass
 PEEK = 1 << 12  # bytes read first to fetch one message alone (more as it needs)
 _SPACE = re.compile(r"[ \t\n\r]*")
 _DECODER = json.JSONDecoder()
-
-
-class NotADocument(ImportFailed):
-    """The file is not one JSON document (so it is read as JSON Lines)."""
-
-    def __init__(self, name: str) -> None:
-        super().__init__(f"{name} is not one JSON document; nothing was imported")
 
 
 @dataclass

@@ -22,7 +22,7 @@ from typing import IO, Any
 
 import ijson  # type: ignore[import-untyped]
 
-from zerda.importers.base import ImportFailed, UnsafeArchiveError
+from zerda.errors import ImportFailed, UnsafeArchiveError
 
 MAX_RATIO = 200  # inflated bytes per compressed byte a member may reach
 RATIO_FREE = 1 << 20  # the first MiB of a member is not held to the ratio

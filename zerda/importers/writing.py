@@ -15,8 +15,8 @@ import itertools
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
-from zerda.errors import InvalidMessageError
-from zerda.importers.base import Conversation, Found, ImportFailed, Problem
+from zerda.errors import ImportFailed, InvalidMessageError
+from zerda.importers.base import Conversation, Found, Problem
 from zerda.importers.held import lined_up, metadata_for, session_id_of
 from zerda.messages import Message
 from zerda.paths import SESSION_ID

@@ -26,7 +26,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import quote
 
-from zerda.importers.base import Found, ImportFailed
+from zerda.errors import ImportFailed
+from zerda.importers.base import Found
 from zerda.importers.llm import responses, threads
 
 WAL_AT = 18  # offset of the database header's read version: 2 in WAL mode

@@ -9,14 +9,15 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
-from zerda.errors import InvalidMessageError
+from zerda.errors import ImportFailed, InvalidMessageError
 from zerda.importers.base import Problem, stable_uuid
 
 SOURCE = "llm"
 
 
-class Unreadable(Exception):
-    """A conversation of the database cannot be read (its Problem says why)."""
+class Unreadable(ImportFailed):
+    """A conversation of the database cannot be read (its Problem says why); caught
+    within the importer, which reports the Problem and goes on."""
 
     def __init__(self, problem: Problem) -> None:
         super().__init__(str(problem))
