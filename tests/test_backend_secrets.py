@@ -29,9 +29,9 @@ from zerda.clients.command import CommandClient
 from zerda.clients.openai import OpenAIClient
 from zerda.clients.redact import MARK, redact, redact_stream
 from zerda.store import SessionStore
+from zerda_cli.chat.config import ChatConfig
 from zerda_cli.chat.repl import Chat
 from zerda_cli.chat.view import ChatView
-from zerda_cli.config import ChatConfig
 
 KEY = "sk-test-0123456789abcdef"
 ZERDA = str(Path(sys.executable).parent / "zerda")

@@ -13,7 +13,7 @@ from chat_server import chat_server, free_port
 from zerda.clients.base import ClientError
 from zerda.clients.command import CommandClient, as_text
 from zerda.clients.openai import OpenAIClient
-from zerda_cli.config import ConfigError, load_config, parse_memory
+from zerda_cli.chat.config import ConfigError, load_config, parse_memory
 
 CONTEXT = [
     {"role": "system", "content": "Be brief."},

@@ -150,7 +150,7 @@ def test_browse_needs_a_terminal(home: Path) -> None:
 
 def test_the_browsers_export_is_zerdas_export_and_imports_back(home: Path, tmp_path: Path) -> None:
     from zerda.messages import Message
-    from zerda_cli.browse.start import export_to
+    from zerda_cli.browse.export import export_to
 
     store = SessionStore(home)
     store.add_message("s", Message("system", "Be brief.", {"k": [1, {"x": None}]}))

@@ -20,10 +20,10 @@ from zerda.clients import ClientError, CommandClient, OpenAIClient
 from zerda.clients.base import PROVENANCE_KEY, TRUNCATED_KEY
 from zerda.store import SessionStore
 from zerda_cli.chat.backends import Backend, ManualBackend
+from zerda_cli.chat.config import ChatConfig
 from zerda_cli.chat.piped import reply_writer, run_piped, stdin_lines
 from zerda_cli.chat.repl import Chat
 from zerda_cli.chat.view import ChatView
-from zerda_cli.config import ChatConfig
 from zerda_cli.render.progress import ProgressLine
 
 CONTEXT = [{"role": "user", "content": "Hello there"}]
@@ -32,9 +32,11 @@ CONTEXT = [{"role": "user", "content": "Hello there"}]
 class Screen:
     """A Chat on a real store, its output in a string."""
 
-    def __init__(self, store: SessionStore, backend: Backend, plain: bool = False) -> None:
+    def __init__(
+        self, store: SessionStore, backend: Backend, plain: bool = False, width: int = 100
+    ) -> None:
         self.out = io.StringIO()
-        view = ChatView(Console(file=self.out, width=100, color_system=None), plain=plain)
+        view = ChatView(Console(file=self.out, width=width, color_system=None), plain=plain)
         self.chat = Chat(store, "s", ChatConfig(), view, backend)
 
     def type(self, *lines: str) -> str:
@@ -199,9 +201,15 @@ def test_plain_shows_the_raw_text(store: SessionStore) -> None:
 # -- size ------------------------------------------------------------------------------------
 
 
+WIDE = 1_000_000  # columns: the 16 MiB reply below on 17 lines
+
+
 def test_a_message_or_reply_over_the_size_limit_is_refused(store: SessionStore) -> None:
+    """The manual backend's reply is shown before it is refused. On a screen WIDE columns
+    wide that takes a second or two; at 100 it took minutes, as laying out a text takes
+    time growing with the square of its lines (168,000 of them there)."""
     big = "x" * (16 * 1024 * 1024 + 1)
-    screen = Screen(store, ManualBackend(ask=lambda: "fine"))
+    screen = Screen(store, ManualBackend(ask=lambda: "fine"), width=WIDE)
     output = screen.type(big[:100] + big)
     assert "error: your message is larger than 16.0 MiB" in output
     screen.chat.backend = ManualBackend(ask=lambda: big)

@@ -18,11 +18,11 @@ from zerda.memory.budget import chat_tokens
 from zerda.messages import Summary
 from zerda.store import SessionStore
 from zerda_cli.chat.backends import ManualBackend
+from zerda_cli.chat.config import ChatConfig
 from zerda_cli.chat.piped import reply_writer, run_piped, turn_writer
 from zerda_cli.chat.prompts import history_file
 from zerda_cli.chat.repl import Chat
 from zerda_cli.chat.view import ChatView
-from zerda_cli.config import ChatConfig
 
 
 def _text(summary: Summary | None) -> str | None:

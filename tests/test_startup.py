@@ -38,7 +38,7 @@ NOT_NEEDED = (
     "zerda.importers",
     "zerda.clients.openai",
     "zerda_cli.app",
-    "zerda_cli.config",
+    "zerda_cli.chat.config",
 )
 LOADED = """
 import io, json, sys

@@ -14,7 +14,7 @@ from zerda import SessionStore
 STALLED_EXPORT = """
 import sys, time
 from pathlib import Path
-from zerda_cli.files import write_private
+from zerda_cli.options.files import write_private
 
 def chunks():
     yield "first part\\n"

@@ -51,8 +51,8 @@ def _quiet_stdout() -> None:
 def _run(argv: list[str] | None) -> Any:
     from typer.main import get_command
 
-    from zerda_cli import coercion, helpdisplay
     from zerda_cli.app import app
+    from zerda_cli.options import coercion, helpdisplay
 
     command = get_command(app)
     coercion.install(command)
@@ -92,8 +92,7 @@ def _dispatch(argv: list[str] | None) -> Any:
 def main(argv: list[str] | None = None) -> int:
     """Run the `zerda` command with `argv` (default: sys.argv[1:]); return the exit code."""
     from zerda.errors import ZerdaError
-    from zerda_cli.basics import UsageProblem
-    from zerda_cli.inputs import ExitStatusError, os_message
+    from zerda_cli.options.errors import ExitStatusError, UsageProblem, os_message
 
     warnings.showwarning = _show_warning
     _shown.clear()

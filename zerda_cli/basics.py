@@ -1,7 +1,7 @@
 """The work of `zerda add`, `show`, `stats`, `sessions` and `search`, the commands a shell
-runs most.
+runs most (with what `add` checks and counts before it writes).
 
-Nothing here imports Typer: the full commands (`zerda_cli.app`) and the quick path
+Nothing here imports Typer: the full commands (`zerda_cli.commands`) and the quick path
 (`zerda_cli.quick`) both call these functions, so both give the same output for the
 same arguments. Heavy modules load inside the branch that needs them.
 """
@@ -16,19 +16,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from zerda.errors import ZerdaError
+from zerda_cli.options.errors import UsageProblem
 
 if TYPE_CHECKING:
     from zerda.messages import Message, Summary
     from zerda.store.base import Store
     from zerda.store.matching import Query
-
-
-class UsageProblem(ZerdaError):
-    """Arguments that do not go together (exit 2), told as a usage error of `command`."""
-
-    def __init__(self, message: str, command: str) -> None:
-        super().__init__(message)
-        self.command = command
 
 
 def check_add_shape(texts: list[str], role: str | None) -> None:
@@ -56,9 +49,8 @@ def add(
 ) -> None:
     """`zerda add`, once its shape, metadata and role are checked: read `-` from stdin,
     write the message or the turn, print it with --json."""
-    from zerda_cli.adding import record
-    from zerda_cli.inputs import resolve_texts
-    from zerda_cli.opening import open_store
+    from zerda_cli.options.inputs import resolve_texts
+    from zerda_cli.options.opening import open_store
 
     values = resolve_texts(texts)
     store = open_store(home, location, count_on_write=False, command="add")
@@ -67,6 +59,52 @@ def add(
         from zerda_cli import render
 
         render.write_json([m.to_dict() for m in stored])
+
+
+def check_texts(values: list[str], names: list[str]) -> None:
+    """A usage error for an empty text or one over the size limit; nothing is written."""
+    from zerda.limits import over_limit, too_large
+
+    for value, name in zip(values, names, strict=True):
+        if not value.strip():
+            raise UsageProblem(f"{name} is empty; nothing was written", "add")
+        if over_limit(value):
+            raise UsageProblem(too_large(name), "add")
+
+
+def counted(messages: list[Message], encoding: str) -> list[Message]:
+    """`messages`, those longer than a piece given their token count now (a progress
+    line on stderr if counting takes over a second); short ones are left to the store."""
+    from zerda.tokens import PIECE, get_counter
+    from zerda_cli.render.progress import ProgressLine
+
+    done = []
+    for message in messages:
+        if len(message.content) > PIECE:
+            with ProgressLine(f"counting the tokens of the {message.role} message") as progress:
+                count = get_counter(encoding).count(message.content, progress)
+            message = replace(message, token_count=count)
+        done.append(message)
+    return done
+
+
+def record(
+    store: Store, session_id: str, role: str | None, values: list[str], metadata: dict[str, object]
+) -> list[Message]:
+    """Write one message from `role` or (without one) a user message and its reply, in one
+    write; the texts are checked first and long ones counted."""
+    from zerda.messages import Memory, Message
+
+    if role is not None:
+        check_texts(values, ["CONTENT"])
+        messages = [Message(role, values[0], dict(metadata))]
+    else:
+        check_texts(values, ["INPUT", "OUTPUT"])
+        messages = [
+            Message("user", values[0], dict(metadata)),
+            Message("assistant", values[1], dict(metadata)),
+        ]
+    return store.add_memory(session_id, Memory(messages=counted(messages, store.encoding)))
 
 
 def show_format(as_json: bool, jsonl: bool, with_session: bool, fmt: str | None) -> str | None:
@@ -101,7 +139,7 @@ def show(
     """`zerda show`: the transcript, streamed from the store; with `entities`, every
     message carries its entities (those stored, else found now)."""
     from zerda_cli import render
-    from zerda_cli.opening import open_store
+    from zerda_cli.options.opening import open_store
 
     store = open_store(home, location, lenient=lenient, command="show")
     details = store.get_session(session)
@@ -131,7 +169,7 @@ def history(
     """The summary and the messages, streamed from the file; only the last `last` if given,
     of those created in [since, until) if either is given."""
     if since is not None or until is not None:
-        from zerda_cli.spans import messages_within
+        from zerda_cli.options.spans import messages_within
 
         kept = messages_within(store.iter_messages(session), since, until)
         return store.get_summary(session), deque(kept, maxlen=last) if last else kept
@@ -146,7 +184,7 @@ def stats(
 ) -> None:
     """`zerda stats` without --models: the session's running totals."""
     from zerda_cli import render
-    from zerda_cli.opening import open_store
+    from zerda_cli.options.opening import open_store
 
     store = open_store(home, location, lenient=lenient, command="stats")
     render.stats(store.session_stats(session), as_json)
@@ -165,7 +203,7 @@ def sessions(
     """`zerda sessions`: the sessions' overviews, in range, ordered and cut (from the
     archive index where the store keeps one)."""
     from zerda_cli import render
-    from zerda_cli.opening import open_store
+    from zerda_cli.options.opening import open_store
     from zerda_cli.render.progress import ProgressLine
 
     store = open_store(home, location, command="sessions")
@@ -213,8 +251,8 @@ def search(query: Query, label: str, where: Filters, rank: bool, as_json: bool) 
     newest (or with `rank`, best) first. Returns how many; exit status 2 for trouble."""
     from zerda.store.matching import Matcher
     from zerda_cli import render
-    from zerda_cli.inputs import ExitStatusError, os_message
-    from zerda_cli.opening import open_store
+    from zerda_cli.options.errors import ExitStatusError, os_message
+    from zerda_cli.options.opening import open_store
     from zerda_cli.render.progress import ProgressLine
 
     scores: list[float] | None = None

@@ -164,9 +164,10 @@ def _session_ok(session: str) -> bool:
 
 
 def _metadata(pairs: list[str]) -> dict[str, Any] | None:
-    """`--meta KEY=VALUE` pairs as `zerda_cli.params.parse_meta` reads them, or None
+    """`--meta KEY=VALUE` pairs as `zerda_cli.options.params.parse_meta` reads them, or None
     when one of them is something it refuses."""
-    from zerda_cli.inputs import InputError, argument
+    from zerda_cli.options.errors import InputError
+    from zerda_cli.options.inputs import argument
 
     metadata: dict[str, Any] = {}
     for pair in pairs:
@@ -183,7 +184,8 @@ def _metadata(pairs: list[str]) -> dict[str, Any] | None:
 def _role_ok(role: str) -> bool:
     from zerda.errors import InvalidMessageError
     from zerda.messages import check_role
-    from zerda_cli.inputs import InputError, argument
+    from zerda_cli.options.errors import InputError
+    from zerda_cli.options.inputs import argument
 
     try:
         check_role(argument(role, "--role"))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from zerda_cli.browse.start import launch
-from zerda_cli.params import HomeOpt, StoreOpt
+from zerda_cli.options.params import HomeOpt, StoreOpt
 
 
 def browse(home: HomeOpt = None, location: StoreOpt = None) -> None:

@@ -273,7 +273,7 @@ class Browser:
         self._after_change(self.state.opened)
 
     def _exported(self, sid: str, path: str) -> None:
-        from zerda_cli.browse.start import export_to
+        from zerda_cli.browse.export import export_to
 
         written = export_to(self.state.store, sid, Path(path or f"{sid}.jsonl").expanduser())
         self.state.message = f"exported {one_line(sid)} to {one_line(str(written))}"

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from zerda.clients.base import ChatClient, ClientError, Ending, Messages, Reply
 
 if TYPE_CHECKING:
-    from zerda_cli.config import ChatConfig
+    from zerda_cli.chat.config import ChatConfig
 
 Backend = ChatClient
 BackendError = ClientError

@@ -1,4 +1,5 @@
-"""`zerda chat`: the command function. Heavy modules load only once the REPL starts."""
+"""`zerda chat`: the Typer command function, registered by `zerda_cli.app`. Heavy modules
+load only once the REPL starts."""
 
 from __future__ import annotations
 
@@ -27,13 +28,13 @@ from zerda_cli.chat.options import (
     SystemOpt,
     TimeoutOpt,
 )
-from zerda_cli.params import HomeOpt, StoreOpt, open_store
+from zerda_cli.options.params import HomeOpt, StoreOpt, open_store
 from zerda_cli.render.sanitize import one_line
 
 if TYPE_CHECKING:
     from zerda.store.base import Store
     from zerda_cli.chat.backends import Backend
-    from zerda_cli.config import ChatConfig
+    from zerda_cli.chat.config import ChatConfig
 
 
 def new_session_id() -> str:
@@ -88,7 +89,7 @@ def chat(
 
     Piped stdin: one message a line, replies on stdout (needs a command or openai backend).
     """
-    from zerda_cli.config import ConfigError, load_config
+    from zerda_cli.chat.config import ConfigError, load_config
 
     flags = {
         "backend": backend,
@@ -198,7 +199,7 @@ def _run_terminal(
     from zerda_cli.chat.prompts import history_file, run_terminal
     from zerda_cli.chat.repl import Chat
     from zerda_cli.chat.view import ChatView
-    from zerda_cli.paths import state_dir
+    from zerda_cli.options.paths import state_dir
     from zerda_cli.render.pieces import make_console
 
     history = None

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from zerda.store.base import Store
     from zerda.summarizers.base import Summarizer
     from zerda_cli.chat.backends import Backend
-    from zerda_cli.config import ChatConfig
+    from zerda_cli.chat.config import ChatConfig
 
 __all__ = ["Cancellable", "bind_chat_memory", "bind_memory", "chat_summarizer"]
 

@@ -8,8 +8,8 @@ from typing import Annotated
 
 import typer
 
-from zerda_cli.choices import BACKENDS, COMMAND_FORMATS, SUMMARIZERS
-from zerda_cli.params import check_optional_session, complete_session
+from zerda_cli.chat.choices import BACKENDS, COMMAND_FORMATS, SUMMARIZERS
+from zerda_cli.options.params import check_optional_session, complete_session
 
 
 def _choices(values: tuple[str, ...]) -> Callable[[str], list[str]]:

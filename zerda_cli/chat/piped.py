@@ -10,7 +10,7 @@ from zerda.limits import MAX_MESSAGE_BYTES, over_limit, too_large
 from zerda.messages import Message
 from zerda_cli.chat.backends import BackendError
 from zerda_cli.chat.repl import Answer, Chat, StoredTurn
-from zerda_cli.inputs import decode
+from zerda_cli.options.inputs import decode
 from zerda_cli.render.sanitize import neutralize, to_json
 
 Emit = Callable[[int, StoredTurn], None]

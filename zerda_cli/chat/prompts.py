@@ -18,7 +18,7 @@ from prompt_toolkit.styles import Style
 from zerda.paths import private_dir
 from zerda_cli.chat.backends import ManualBackend
 from zerda_cli.chat.editor import EditorError, edit_text
-from zerda_cli.chat.slash import SlashCompleter
+from zerda_cli.chat.slash_commands import SlashCompleter
 from zerda_cli.chat.view import ASSISTANT_LABEL, USER_LABEL
 
 if TYPE_CHECKING:

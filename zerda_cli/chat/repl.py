@@ -21,13 +21,13 @@ from zerda.messages import Memory, Message
 from zerda.store.base import Store
 from zerda.tokens import count_tokens
 from zerda_cli.chat.backends import Backend, BackendError, ManualBackend, Messages
-from zerda_cli.chat.commands import HANDLERS
+from zerda_cli.chat.config import ChatConfig, MemorySpec
 from zerda_cli.chat.memory import bind_chat_memory, bind_memory, chat_summarizer
-from zerda_cli.chat.slash import is_command, parse, unescape
+from zerda_cli.chat.slash_commands import is_command, parse, unescape
+from zerda_cli.chat.slash_handlers import HANDLERS
 from zerda_cli.chat.streaming import in_background
 from zerda_cli.chat.terminal import sigint_deferred, typing_hidden
 from zerda_cli.chat.view import ChatView
-from zerda_cli.config import ChatConfig, MemorySpec
 from zerda_cli.render.sanitize import one_line
 
 SYSTEM_KEY = "system"

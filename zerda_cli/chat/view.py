@@ -6,7 +6,7 @@ holding escape sequences cannot drive the terminal.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from markdown_it import MarkdownIt
@@ -73,7 +73,7 @@ class ChatView:
         self.console.print(Text(ASSISTANT_LABEL, style=ROLE_STYLES["assistant"]))
         self.console.print(_reply(text, self.plain))
 
-    def turns(self, turns: Iterable[dict[str, Any]], earlier: int = 0) -> None:
+    def turns(self, turns: Iterable[Mapping[str, Any]], earlier: int = 0) -> None:
         """Stored turns, oldest first, after a note of how many came before them."""
         if earlier > 0:
             self.note(f"… {earlier} earlier turn{'s' * (earlier != 1)} (/show N shows more)")

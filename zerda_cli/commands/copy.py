@@ -11,7 +11,7 @@ import typer
 
 from zerda.errors import ZerdaError
 from zerda_cli import render
-from zerda_cli.params import check_session
+from zerda_cli.options.params import check_session
 
 # How often a terminal's progress line is redrawn, in seconds.
 REDRAW = 0.25
@@ -46,8 +46,8 @@ def copy(
     """
     from zerda.store.copying import copy_session
     from zerda.store.opening import open_store
-    from zerda_cli.location import describe
-    from zerda_cli.params import usage_error
+    from zerda_cli.options.location import describe
+    from zerda_cli.options.params import usage_error
 
     names = [check_session(s) for s in sessions or []]
     if describe(source) == describe(target):

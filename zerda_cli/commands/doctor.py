@@ -7,7 +7,13 @@ from typing import Annotated
 import typer
 
 from zerda.store.checks import Finding
-from zerda_cli.params import HomeOpt, StoreOpt, check_optional_session, complete_session, open_store
+from zerda_cli.options.params import (
+    HomeOpt,
+    StoreOpt,
+    check_optional_session,
+    complete_session,
+    open_store,
+)
 from zerda_cli.render import note, write_lines
 from zerda_cli.render.sanitize import one_line
 

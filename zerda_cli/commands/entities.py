@@ -13,7 +13,14 @@ import typer
 
 from zerda.errors import NotFoundError
 from zerda_cli import render
-from zerda_cli.params import HomeOpt, JsonOpt, StoreOpt, check_session, open_store, usage_error
+from zerda_cli.options.params import (
+    HomeOpt,
+    JsonOpt,
+    StoreOpt,
+    check_session,
+    open_store,
+    usage_error,
+)
 from zerda_cli.render.progress import ProgressLine
 
 

@@ -20,13 +20,13 @@ from contextlib import contextmanager
 from enum import StrEnum
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from zerda_cli import render
-from zerda_cli.inputs import InputError
-from zerda_cli.params import check_session, open_store, usage_error
+from zerda_cli.options.errors import InputError
+from zerda_cli.options.params import HomeOpt, StoreOpt, check_session, open_store, usage_error
 from zerda_cli.render.progress import AFTER
 
 if TYPE_CHECKING:
@@ -47,6 +47,48 @@ class ImportFormat(StrEnum):
     openai = "openai"
 
 
+def import_(
+    args: Annotated[
+        list[str],
+        typer.Argument(metavar="[SESSION] FILE|-", help="'-' reads stdin.", show_default=False),
+    ],
+    source_format: Annotated[
+        ImportFormat | None, typer.Option("--from", help="The format (else told from FILE).")
+    ] = None,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Say what would be imported; write nothing.")
+    ] = False,
+    strict: Annotated[
+        bool, typer.Option("--strict", help="Stop at the first conversation that cannot be read.")
+    ] = False,
+    entities: Annotated[
+        bool,
+        typer.Option(
+            "--entities",
+            help="Store each message's entities as it goes (slower; else later "
+            "with zerda entities).",
+        ),
+    ] = False,
+    home: HomeOpt = None,
+    location: StoreOpt = None,
+) -> None:
+    """Add zerda's JSONL/JSON export or an OpenAI messages array to SESSION, or import
+    another tool's history (ChatGPT, Claude, llm, aichat, shell_gpt, LangChain), a
+    session per conversation (SESSION, if given, their prefix).
+
+    Importing again adds only what is new: messages keep ids derived from the source.
+    """
+    import_history(
+        args,
+        source_format,
+        dry_run=dry_run,
+        strict=strict,
+        entities=entities,
+        home=home,
+        location=location,
+    )
+
+
 def import_history(
     args: list[str],
     fmt: ImportFormat | None,
@@ -57,7 +99,7 @@ def import_history(
     home: Path | None,
     location: str | None,
 ) -> None:
-    """The `zerda import` command: entities are stored as messages go in only with
+    """The work of `zerda import`: entities are stored as messages go in only with
     `entities` (else `zerda entities` stores them later)."""
     session, source = _split(args)
     chosen = fmt.value if fmt else _detected(source, session)

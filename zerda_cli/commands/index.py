@@ -10,7 +10,7 @@ import typer
 from zerda.errors import ZerdaError
 from zerda.store.base import Store
 from zerda_cli import render
-from zerda_cli.params import HomeOpt, JsonOpt, StoreOpt, open_store
+from zerda_cli.options.params import HomeOpt, JsonOpt, StoreOpt, open_store
 from zerda_cli.render.progress import ProgressLine
 
 if TYPE_CHECKING:

@@ -8,8 +8,15 @@ import typer
 
 from zerda.errors import InvalidArgumentError
 from zerda_cli import render
-from zerda_cli.inputs import argument
-from zerda_cli.params import HomeOpt, SessionArg, StoreOpt, check_session, open_store, usage_error
+from zerda_cli.options.inputs import argument
+from zerda_cli.options.params import (
+    HomeOpt,
+    SessionArg,
+    StoreOpt,
+    check_session,
+    open_store,
+    usage_error,
+)
 from zerda_cli.render.sanitize import one_line
 
 NewSessionArg = Annotated[

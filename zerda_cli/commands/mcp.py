@@ -7,7 +7,7 @@ stdout carries the protocol alone: warnings and logs go to stderr.
 from __future__ import annotations
 
 from zerda.errors import ZerdaError
-from zerda_cli.params import HomeOpt, StoreOpt, open_store
+from zerda_cli.options.params import HomeOpt, StoreOpt, open_store
 
 
 def mcp(home: HomeOpt = None, location: StoreOpt = None) -> None:

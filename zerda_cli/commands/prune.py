@@ -13,9 +13,9 @@ from zerda.errors import NotFoundError
 from zerda.store.base import Store
 from zerda.store.overview import SessionOverview
 from zerda_cli import render
-from zerda_cli.inputs import InputError
-from zerda_cli.params import HomeOpt, StoreOpt, YesOpt, open_store, usage_error
-from zerda_cli.spans import age_value, parse_age
+from zerda_cli.options.errors import InputError
+from zerda_cli.options.params import HomeOpt, StoreOpt, YesOpt, open_store, usage_error
+from zerda_cli.options.spans import age_value, parse_age
 
 
 def prune(
@@ -62,7 +62,7 @@ def prune(
 
 def _retention(home: Path | None) -> timedelta:
     """The retention setting of config.toml; a usage error when it is missing or bad."""
-    from zerda_cli.config import ConfigError, configured_retention
+    from zerda_cli.options.settings import ConfigError, configured_retention
 
     try:
         value = configured_retention(home)

@@ -15,7 +15,7 @@ import typer
 
 from zerda.errors import ZerdaError
 from zerda.server.settings import KEY_VARIABLE, MAX_BODY, Settings
-from zerda_cli.params import HomeOpt, StoreOpt, open_store, usage_error
+from zerda_cli.options.params import HomeOpt, StoreOpt, open_store, usage_error
 
 
 def serve(
@@ -78,7 +78,7 @@ def _api_key(no_auth: bool, key_file: Path | None) -> str | None:
 
 def _read_key(path: Path) -> str:
     """The key in `path` (surrounding blanks and newlines dropped)."""
-    from zerda_cli.inputs import os_message
+    from zerda_cli.options.errors import os_message
 
     try:
         return path.read_text(encoding="utf-8")
@@ -89,7 +89,7 @@ def _read_key(path: Path) -> str:
 
 def _location(home: Path | None, location: str | None) -> str:
     """Where the sessions are, as the other commands choose it, checked by opening it."""
-    from zerda_cli.location import store_location
+    from zerda_cli.options.location import store_location
 
     open_store(home, location).close()
     return str(store_location(home, location)[0])

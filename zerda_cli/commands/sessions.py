@@ -9,8 +9,8 @@ from typing import Annotated
 import typer
 
 from zerda_cli import basics
-from zerda_cli.params import HomeOpt, JsonOpt, StoreOpt
-from zerda_cli.spans import SinceOpt, UntilOpt
+from zerda_cli.options.params import HomeOpt, JsonOpt, StoreOpt
+from zerda_cli.options.spans import SinceOpt, UntilOpt
 
 
 class SortKey(StrEnum):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from zerda_cli import render
-from zerda_cli.params import HomeOpt, StoreOpt, open_store
+from zerda_cli.options.params import HomeOpt, StoreOpt, open_store
 
 store_app = typer.Typer(
     name="store",

@@ -14,7 +14,7 @@ import typer
 
 from zerda.summarizers.base import DEFAULT_SUMMARY_TOKENS
 from zerda_cli import render
-from zerda_cli.params import HomeOpt, JsonOpt, SessionArg, StoreOpt, open_store, usage_error
+from zerda_cli.options.params import HomeOpt, JsonOpt, SessionArg, StoreOpt, open_store, usage_error
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -95,7 +95,7 @@ def _summarizer(
 
     if kind is SummarizerKind.extractive:
         return summarizers.ExtractiveSummarizer(max_tokens)
-    from zerda_cli.config import ConfigError, load_config
+    from zerda_cli.chat.config import ConfigError, load_config
 
     try:
         config = load_config(home, flags)

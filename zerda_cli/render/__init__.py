@@ -3,7 +3,8 @@
 Rich is imported only when the output goes to a terminal (`screens`, what each command
 shows there, built from `pieces`, with `pager` for long output); piped output is written
 by the plain writers in `formats`. `sanitize` keeps stored text from driving a
-terminal, `provenance` labels replies, `progress` draws a progress line on stderr.
+terminal, `provenance` labels replies (`models` adds them up per model), `progress`
+draws a progress line on stderr.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ from typer._click.exceptions import UsageError
 from zerda.errors import ZerdaError
 from zerda.paths import SESSION_ID
 from zerda.store.base import Store
-from zerda_cli.inputs import argument
+from zerda_cli.options.inputs import argument
 
 
 def complete_session(ctx: typer.Context, incomplete: str) -> list[str]:
@@ -100,10 +100,10 @@ def open_store(
     lenient: bool = False,
     extract_entities: bool = False,
 ) -> Store:
-    """`zerda_cli.opening.open_store` for a Typer command: its usage errors are Typer's,
+    """`zerda_cli.options.opening.open_store` for a Typer command: its usage errors are Typer's,
     so they name the command being run."""
-    from zerda_cli.basics import UsageProblem
-    from zerda_cli.opening import open_store as open_for_command
+    from zerda_cli.options.errors import UsageProblem
+    from zerda_cli.options.opening import open_store as open_for_command
 
     try:
         return open_for_command(

@@ -5,30 +5,10 @@ from __future__ import annotations
 import os
 import sys
 
-from zerda.errors import ZerdaError
 from zerda.limits import MAX_MESSAGE_BYTES, over_limit, too_large
+from zerda_cli.options.errors import InputError
 
 SLACK = 64  # bytes read past the limit: a BOM and trailing newlines, which are dropped
-
-
-class InputError(ZerdaError):
-    """Input the command cannot use (not UTF-8, empty, unreadable); nothing was written."""
-
-
-def os_message(exc: OSError) -> str:
-    """An OSError for people: what went wrong, and the file it happened to."""
-    if exc.filename is not None:
-        return f"{exc.strerror or exc}: {exc.filename}"
-    return str(exc.strerror or exc)
-
-
-class ExitStatusError(ZerdaError):
-    """An error a command reports with an exit status of its own (`zerda search`, like
-    grep, keeps 1 for "nothing matched" and gives 2 for trouble)."""
-
-    def __init__(self, message: str, exit_code: int) -> None:
-        super().__init__(message)
-        self.exit_code = exit_code
 
 
 def decode(data: bytes, source: str) -> str:

@@ -1,7 +1,8 @@
 """Settings of `zerda chat`: defaults, then the TOML config file, then environment, then flags.
 
-The config file is `config.toml` in the config dir (`zerda_cli.paths.config_dir`), table
-`[chat]`. API keys are never read from it: they come from the environment only.
+The config file is `config.toml` in the config dir (`zerda_cli.options.paths.config_dir`),
+table `[chat]` (`zerda_cli.options.settings` reads the rest of it). API keys are never read
+from it: they come from the environment only.
 """
 
 from __future__ import annotations
@@ -13,12 +14,13 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
-from zerda.errors import InvalidArgumentError, ZerdaError
+from zerda.errors import InvalidArgumentError
 from zerda.memory.spec import MEMORY_KINDS as MEMORY_KINDS
 from zerda.memory.spec import MemorySpec as MemorySpec
 from zerda.memory.spec import parse_memory as parse_memory_spec
-from zerda_cli.choices import BACKENDS, COMMAND_FORMATS, SUMMARIZERS
-from zerda_cli.paths import config_path as config_path
+from zerda_cli.chat.choices import BACKENDS, COMMAND_FORMATS, SUMMARIZERS
+from zerda_cli.options.paths import config_path as config_path
+from zerda_cli.options.settings import ConfigError as ConfigError
 
 KEY_VARIABLES = ("ZERDA_API_KEY", "OPENAI_API_KEY")
 
@@ -34,10 +36,6 @@ ENVIRONMENT = {
     "system": ("ZERDA_SYSTEM",),
     "summarizer": ("ZERDA_SUMMARIZER",),
 }
-
-
-class ConfigError(ZerdaError):
-    """A setting of `zerda chat` is missing or has a bad value (a usage error: exit 2)."""
 
 
 def parse_memory(text: str) -> MemorySpec:
@@ -167,19 +165,3 @@ def load_config(
     values.update(_from_environment())
     values.update({k: v for k, v in (flags or {}).items() if v is not None})
     return validate(replace(ChatConfig(), **values))
-
-
-def configured_retention(home: str | os.PathLike[str] | None = None) -> str | None:
-    """`retention` in the `[history]` table of the config file (a span such as "90d"),
-    if it sets one: how long `zerda prune` keeps sessions without activity."""
-    path = config_path(home)
-    if not path.is_file():
-        return None
-    try:
-        table = tomllib.loads(path.read_text(encoding="utf-8")).get("history", {})
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise ConfigError(f"cannot read {path}: {exc}") from None
-    value = table.get("retention") if isinstance(table, dict) else None
-    if value is not None and not isinstance(value, str):
-        raise ConfigError(f'{path}: retention in [history] must be a span such as "90d"')
-    return value

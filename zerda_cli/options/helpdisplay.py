@@ -13,7 +13,7 @@ from typing import Any
 
 def tidy(command: Any) -> None:
     """Flags show no type, arguments show their name alone: `SESSION`, `[SESSION]`."""
-    from zerda_cli.coercion import all_params
+    from zerda_cli.options.coercion import all_params
 
     for param in all_params(command):
         if getattr(param, "param_type_name", "") == "argument":

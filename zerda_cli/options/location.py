@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 
 from zerda.store.postgres.urls import is_url, redact
-from zerda_cli.paths import resolve_home
+from zerda_cli.options.paths import resolve_home
 
 VARIABLE = "ZERDA_STORE"
 
@@ -37,14 +37,14 @@ def _located(location: str) -> str | Path:
 
 def configured_store() -> str | None:
     """`store` at the top of config.toml, if the file sets it."""
-    from zerda_cli.paths import config_path
+    from zerda_cli.options.paths import config_path
 
     path = config_path()
     if not path.is_file():
         return None
     import tomllib
 
-    from zerda_cli.config import ConfigError  # the settings' module: only when there are some
+    from zerda_cli.options.settings import ConfigError  # only when there are settings
 
     try:
         value = tomllib.loads(path.read_text(encoding="utf-8")).get("store")

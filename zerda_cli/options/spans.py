@@ -14,7 +14,7 @@ from typing import Annotated
 import typer
 
 from zerda.messages import Message
-from zerda_cli.inputs import InputError
+from zerda_cli.options.errors import InputError
 
 _SPAN = re.compile(r"(\d{1,9})([smhdw])")
 _UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}

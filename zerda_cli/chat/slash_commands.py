@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Iterator
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 
-from zerda_cli.config import MEMORY_KINDS
+from zerda_cli.chat.config import MEMORY_KINDS
 
 # name -> (usage, what it does); the order is the order /help shows.
 COMMANDS: dict[str, tuple[str, str]] = {

@@ -1,4 +1,4 @@
-"""What the slash commands of `zerda chat` do; `zerda_cli.chat.slash` has their names and syntax.
+"""What the slash commands of `zerda chat` do (`slash_commands` has their names and syntax).
 
 Each handler gets the chat and the text after the command's name; only /exit returns
 False, which ends the REPL.
@@ -13,10 +13,10 @@ from zerda.messages import Message
 from zerda.paths import validate_session_id
 from zerda.store.base import Store
 from zerda_cli.chat.backends import Messages
+from zerda_cli.chat.config import MemorySpec, parse_memory
 from zerda_cli.chat.memory import bind_memory
-from zerda_cli.chat.slash import COMMANDS
+from zerda_cli.chat.slash_commands import COMMANDS
 from zerda_cli.chat.terminal import sigint_deferred
-from zerda_cli.config import MemorySpec, parse_memory
 from zerda_cli.render.sanitize import one_line
 
 if TYPE_CHECKING:

@@ -1,14 +1,20 @@
-"""`zerda demo`: records a short conversation through the library and shows each view of it."""
+"""`zerda demo`: records a short conversation through the library and shows each view of it.
+
+The library loads only once the demo runs.
+"""
 
 from __future__ import annotations
 
 import sys
-import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
 
-from zerda.store import SessionStore
-from zerda.store.matching import Matcher
+import typer
+
 from zerda_cli import render
+
+if TYPE_CHECKING:
+    from zerda.store import SessionStore
 
 CONVERSATION = [
     (
@@ -70,7 +76,8 @@ def record(store: SessionStore, session_id: str) -> None:
 
 def show_views(store: SessionStore, sid: str, home_flag: str) -> None:
     """Each `zerda` view of the session, under the command that shows it."""
-    from zerda_cli.contexts import load_memory
+    from zerda.store.matching import Matcher
+    from zerda_cli.options.contexts import load_memory
 
     step(f"zerda show {sid}{home_flag}", "The transcript, with times and exact token counts.")
     details, summary = store.get_session(sid), store.get_summary(sid)
@@ -96,6 +103,8 @@ def show_views(store: SessionStore, sid: str, home_flag: str) -> None:
 
 def demonstrate(home: Path, kept: bool) -> None:
     """Record into `home`, show everything, and say where the session is (or that it is gone)."""
+    from zerda.store import SessionStore
+
     store = SessionStore(home)
     sid = free_session_id(store, "demo")
     home_flag = f" --home {home}" if kept else ""
@@ -115,5 +124,17 @@ def run_demo(home: Path | None) -> None:
     if home is not None:
         demonstrate(home.expanduser(), kept=True)
         return
+    import tempfile
+
     with tempfile.TemporaryDirectory(prefix="zerda-demo-") as temp:
         demonstrate(Path(temp), kept=False)
+
+
+def demo(
+    home: Annotated[
+        Path | None,
+        typer.Option("--home", metavar="PATH", help="Keep the demo session here."),
+    ] = None,
+) -> None:
+    """Record a short conversation in a temporary home and show what zerda does with it."""
+    run_demo(home)
