@@ -1,4 +1,4 @@
-"""--since, --until and --older-than are parsed by zerda_cli.spans directly: a bad value is
+"""--since, --until and --older-than are parsed by zerda_cli.options.spans directly: a bad value is
 a usage error naming the option, and no command imports pydantic for them."""
 
 from __future__ import annotations
