@@ -200,9 +200,7 @@ def _give_to_server_user(path: Path) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """`start DIR` prints `export ZERDA_TEST_POSTGRES_URL=...`; `stop DIR` stops it."""
-    parser = argparse.ArgumentParser(
-        prog="python -m tools.pgserver", description=__doc__
-    )
+    parser = argparse.ArgumentParser(prog="python -m tools.pgserver", description=__doc__)
     parser.add_argument("action", choices=["start", "stop"])
     parser.add_argument("directory", type=Path)
     parser.add_argument("--durable", action="store_true", help="keep fsync on")

@@ -175,12 +175,13 @@ class Message:
     """One chat message, kept exactly as given.
 
     `role` is the caller's name for the speaker (`human`, `ai`, `Alice`); `role_type`
-    is what it means to a model, derived from the role unless given. `extra` keeps
-    fields of a foreign message format zerda has no field for (OpenAI `tool_calls`,
-    `tool_call_id`, `name`, a `content` that was null or a list of parts), so the
-    matching export gives them back. `uuid`, `created_at` and `token_count` are set
-    when stored; so are `entities` (what `zerda.entities.extract` finds in the content)
-    by a store that extracts them, None meaning not extracted.
+    is what it means to a model, one of ROLE_TYPES: derived from the role unless given
+    (an empty `role_type`, or None as a dict without one gives, counts as not given).
+    `extra` keeps fields of a foreign message format zerda has no field for (OpenAI
+    `tool_calls`, `tool_call_id`, `name`, a `content` that was null or a list of
+    parts), so the matching export gives them back. `uuid`, `created_at` and
+    `token_count` are set when stored; so are `entities` (what `zerda.entities.extract`
+    finds in the content) by a store that extracts them, None meaning not extracted.
     """
 
     role: str
@@ -189,7 +190,7 @@ class Message:
     uuid: str | None = None
     created_at: datetime | None = None
     token_count: int | None = None
-    role_type: str | None = None
+    role_type: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
     entities: Entities | None = None
 
@@ -205,7 +206,7 @@ class Message:
         if self.entities is not None and type(self.entities) is not tuple:
             object.__setattr__(self, "entities", entities_of(self.entities))
         _check_entities(self.entities, "message")
-        if self.role_type is None:
+        if self.role_type is None or self.role_type == "":  # not given: derived
             object.__setattr__(self, "role_type", role_type_of(self.role))
         elif self.role_type not in _ROLE_TYPE_SET:
             raise InvalidMessageError(
@@ -214,8 +215,8 @@ class Message:
 
     @property
     def kind(self) -> str:
-        """The role type (never None once constructed)."""
-        return self.role_type or "norole"
+        """The role type (`role_type`, always set once constructed)."""
+        return self.role_type
 
     @functools.cached_property
     def part(self) -> str | None:
@@ -260,7 +261,7 @@ class Message:
                 uuid=data.get("uuid"),
                 created_at=_time_or_none(data.get("created_at")),
                 token_count=data.get("token_count"),
-                role_type=data.get("role_type"),
+                role_type=data.get("role_type", ""),
                 extra=data.get("extra") or {},
                 entities=entities_of(data.get("entities")),
             )

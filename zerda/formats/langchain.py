@@ -145,11 +145,11 @@ def text_of(content: Any) -> str:
     return "\n".join(t for t in texts if isinstance(t, str))
 
 
-def _speaker(base: str, data: dict[str, Any]) -> tuple[str, str | None]:
-    """(role, role_type) of a message of type `base`; None lets the role decide."""
+def _speaker(base: str, data: dict[str, Any]) -> tuple[str, str]:
+    """(role, role_type) of a message of type `base`; an empty role_type lets the role decide."""
     if base == "chat":
         try:
-            return check_role(data.get("role")), None
+            return check_role(data.get("role")), ""
         except InvalidMessageError:
             return "chat", "norole"
     if base == "system" and (data.get("additional_kwargs") or {}).get(OPENAI_ROLE) == "developer":

@@ -78,7 +78,7 @@ def from_openai(item: dict[str, Any]) -> Message:
         uuid=item.get("uuid"),
         created_at=_time(item.get("created_at")),
         token_count=item.get("token_count"),
-        role_type=item.get("role_type"),
+        role_type=item.get("role_type", ""),
         extra=extra,
         entities=entities,
     )

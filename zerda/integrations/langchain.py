@@ -23,8 +23,8 @@ except ImportError as exc:  # pragma: no cover - depends on what is installed
 from zerda.errors import InvalidMessageError, NotFoundError
 from zerda.formats.langchain import from_langchain, to_langchain
 from zerda.formats.openai import from_openai, to_openai
-from zerda.memory.base import MISSING
 from zerda.memory.spec import MemorySpec, bind_memory, parse_memory
+from zerda.memory.turns import MISSING
 from zerda.messages import Memory, Message
 from zerda.paths import validate_session_id
 from zerda.store.base import Store

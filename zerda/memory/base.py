@@ -3,67 +3,70 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 import threading
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, Self, TypeVar
 
 from zerda.errors import InvalidArgumentError
+from zerda.formats.openai import content_text
+from zerda.memory.turns import (
+    MISSING,
+    VALUE,
+    Turn,
+    plain_messages,
+    stored_side,
+    turn_lines,
+    turn_messages,
+    turn_text,
+    turns_from_messages,
+)
 from zerda.messages import Memory, Message, Summary
 from zerda.tokens import DEFAULT_ENCODING, count_tokens
 
 if TYPE_CHECKING:
     from zerda.store.base import Store
 
-Turn = dict[str, Any]
+# MISSING, VALUE, Turn, plain_messages, turn_lines and turn_text live in `zerda.memory.turns`;
+# they stay importable from here, where they were first.
+__all__ = [
+    "MISSING",
+    "VALUE",
+    "BaseMemory",
+    "NoState",
+    "SavePoint",
+    "Turn",
+    "plain_messages",
+    "turn_lines",
+    "turn_text",
+]
+
+MemoryT = TypeVar("MemoryT", bound="BaseMemory", contravariant=True)
 
 
-MISSING = "zerda.missing"  # metadata flag: this side of the turn was saved as None
-VALUE = "zerda.value"  # metadata: the side's value when it was not a string (any JSON value)
+class SavePoint(Protocol[MemoryT]):
+    """What a save may change in a memory beyond `chat_memory`, taken before the save
+    changes anything (`BaseMemory._save_point`): `restore(memory)` puts it back when
+    the save fails (its summarizer or its write), so the memory is as it was."""
+
+    def restore(self, memory: MemoryT, /) -> None: ...
 
 
-def _stored_side(role: str, value: Any) -> Message:
-    """One side of a turn as a message; a value that is not text is kept beside its text."""
-    if value is None:
-        return Message(role, "", {MISSING: True})
-    if isinstance(value, str):
-        return Message(role, value)
-    try:
-        json.dumps(value, allow_nan=False)
-    except (TypeError, ValueError, RecursionError):
-        return Message(role, turn_text(value))  # not JSON: only its text can be kept
-    return Message(role, turn_text(value), {VALUE: value})
+@dataclasses.dataclass(frozen=True)
+class NoState:
+    """The save point of a memory whose saves change nothing but `chat_memory`."""
+
+    def restore(self, memory: BaseMemory, /) -> None:
+        """Nothing to put back."""
 
 
-def plain_messages(turn: Turn) -> list[dict[str, Any]]:
-    """A turn as a model gets it from its input and output: a user and an assistant message.
-
-    A side that is None (a question without a reply) is left out.
-    """
-    messages: list[dict[str, Any]] = []
-    if turn["input"] is not None:
-        messages.append({"role": "user", "content": turn_text(turn["input"])})
-    if turn["output"] is not None:
-        messages.append({"role": "assistant", "content": turn_text(turn["output"])})
-    return messages
-
-
-def turn_lines(turn: Turn) -> str:
-    """A turn in the text form, as the seed gives it: `user: {input}\nassistant: {output}`.
-
-    A side saved as None reads `None`, as the formatting of the stored value gives it."""
-    return f"user: {turn['input']}\nassistant: {turn['output']}"
-
-
-def turn_text(value: Any) -> str:
-    """The stored text of one side of a turn: None becomes the empty string."""
-    return "" if value is None else str(value)
+NO_STATE = NoState()
 
 
 class BaseMemory:
     """History of (input, output) turns, optionally bound to a store session.
 
-    `chat_memory` holds `{"input", "output", "timestamp"}` dicts, oldest first.
+    `chat_memory` holds `Turn` dicts (`{"input", "output", "timestamp"}`, see
+    `zerda.memory.turns`), oldest first.
     Every public method takes the instance lock, so threads may share a memory.
     A bound memory keeps the stored (user, assistant) messages of its latest save
     in `last_stored_turn` (their uuids, times and token counts), and the session's
@@ -105,8 +108,6 @@ class BaseMemory:
 
     def _restore(self, store: Store, session_id: str) -> None:
         """Fill `chat_memory` from an existing session (all turns; subclasses read less)."""
-        from zerda.memory.turns import turns_from_messages
-
         self.chat_memory.extend(turns_from_messages(store.iter_messages(session_id)))
         self._trim()
 
@@ -121,10 +122,18 @@ class BaseMemory:
         failed save puts them back."""
         return None
 
-    def _forget_save(self, dropped: list[Turn], state: Any) -> None:
-        """Undo the last save in memory, after its write to the store failed."""
+    def _save_point(self) -> SavePoint[Self]:
+        """What `_absorb` may change beyond `chat_memory`, taken before a save to undo
+        it if it fails (base: nothing)."""
+        return NO_STATE
+
+    def _forget_save(self, dropped: list[Turn], point: SavePoint[Self]) -> None:
+        """Undo the last save in memory, after its summarizer or its write failed:
+        `chat_memory` gets back the turns it dropped and loses the new one, and
+        `point` puts back the rest."""
         self.chat_memory[:] = dropped + self.chat_memory
         self.chat_memory.pop()
+        point.restore(self)
 
     # -- the documented API ---------------------------------------------------
 
@@ -137,13 +146,13 @@ class BaseMemory:
     ) -> None:
         """Append one turn; a missing key stores None. Bound memories also write it to disk,
         with `reply_metadata` (how the reply was made, say) on the assistant message."""
-        turn = {
+        turn: Turn = {
             "input": inputs.get(self.input_key),
             "output": outputs.get(self.output_key),
             "timestamp": time.time(),
         }
         with self._lock:
-            state = self._derived_state()
+            point = self._save_point()
             self.chat_memory.append(turn)
             dropped = self._trim()
             try:  # a failed summarizer or write leaves memory and store as they were
@@ -151,7 +160,7 @@ class BaseMemory:
                 if self.store is not None and self.session_id is not None:
                     self._persist(self.store, self.session_id, turn, summary, reply_metadata)
             except BaseException:
-                self._forget_save(dropped, state)
+                self._forget_save(dropped, point)
                 raise
 
     def _persist(
@@ -167,16 +176,12 @@ class BaseMemory:
         A side saved as None is stored as an empty message marked `MISSING`, so a
         restored memory holds None there too.
         """
-        reply = _stored_side("assistant", turn["output"])
+        reply = stored_side("assistant", turn["output"])
         if reply_metadata:
             reply = dataclasses.replace(reply, metadata={**reply_metadata, **reply.metadata})
-        pair = [_stored_side("user", turn["input"]), reply]
+        pair = [stored_side("user", turn["input"]), reply]
         user, assistant = store.add_memory(session_id, Memory(messages=pair, summary=summary))
         self.last_stored_turn = (user, assistant)
-
-    def _derived_state(self) -> Any:
-        """What `_absorb` may change, kept to undo a save whose write failed."""
-        return None
 
     def load_memory_variables(self, inputs: dict[str, Any]) -> dict[str, Any]:
         """`{memory_key: text}` (or the list itself with `return_messages`); `inputs` is unused."""
@@ -235,8 +240,6 @@ class BaseMemory:
         """Tokens of one turn: its input text plus its output text (with a tool-call
         exchange, the text of every message it sends)."""
         if "messages" in turn:
-            from zerda.formats.openai import content_text
-
             texts = [content_text(m.get("content")) for m in turn["messages"]]
         else:
             texts = [turn_text(turn["input"]), turn_text(turn["output"])]
@@ -253,7 +256,7 @@ class BaseMemory:
             turns = list(self.chat_memory)
             messages = [to_openai(m) for m in self.system_messages]
         for turn in turns:
-            messages += turn["messages"] if "messages" in turn else plain_messages(turn)
+            messages += turn_messages(turn)
         return messages
 
     async def asave_context(self, inputs: dict[str, Any], outputs: dict[str, Any]) -> None:

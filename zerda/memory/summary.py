@@ -22,13 +22,14 @@ import itertools
 import math
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Self
 
 from zerda.errors import InvalidArgumentError
-from zerda.memory.base import BaseMemory, Turn
+from zerda.memory.base import BaseMemory, SavePoint
 from zerda.memory.budget import message_tokens
 from zerda.memory.token_buffer import ConversationTokenBufferMemory, Cost
-from zerda.memory.turns import turn_mark
+from zerda.memory.turns import Turn, iter_turns, last_turns, turn_mark, turns_from_messages
 from zerda.messages import TURNS_KEY, Summary, covered_turns
 from zerda.store.base import Store
 from zerda.summarizers.base import (
@@ -65,13 +66,28 @@ def session_turns(
 ) -> Iterable[Turn]:
     """The session's turns `start` to `stop` (0-based, `stop` excluded) of its `total`:
     read from the file's end when they are among its last TAIL_TURNS, else streamed."""
-    from zerda.memory.turns import iter_turns, last_turns
-
     if stop <= start:
         return []
     if total - start <= TAIL_TURNS:
         return last_turns(store.iter_messages_reversed(session_id), total - start)[: stop - start]
     return itertools.islice(iter_turns(store.iter_messages(session_id)), start, stop)
+
+
+@dataclass(frozen=True)
+class SummaryState:
+    """A summary memory's running summary and what it covers: all that folding turns
+    changes besides `chat_memory`. Taken before a save (its save point) or before
+    `resummarize`, and put back if either fails; the default is the empty summary."""
+
+    summary: str = ""
+    turns: int = 0  # how many turns (of the session, from its first) it covers
+    turn_tokens: int = 0  # the tokens of those turns
+    through: str | None = None  # `turn_mark` of the newest turn it covers
+    folded: bool = False  # turns were folded in since it was made or restored
+
+    def restore(self, memory: _SummaryMixin, /) -> None:
+        """Put this state back into `memory`."""
+        memory._set_state(self)
 
 
 class _SummaryMixin(BaseMemory):
@@ -97,7 +113,7 @@ class _SummaryMixin(BaseMemory):
         self.max_summary_tokens = check_budget(bound)
         encoding = kwargs.get("encoding", DEFAULT_ENCODING)
         self.summarizer = summarizer or ExtractiveSummarizer(bound, encoding=encoding)
-        self._set_state(("", 0, 0, None, False))
+        self._set_state(SummaryState())
 
     def _default_summary_tokens(self) -> int:
         return DEFAULT_SUMMARY_TOKENS
@@ -143,8 +159,9 @@ class _SummaryMixin(BaseMemory):
                 metadata[THROUGH_KEY] = self.summary_through
             return Summary(self.summary, metadata=metadata)
 
-    def _derived_state(self) -> Any:
-        return (
+    def _state(self) -> SummaryState:
+        """The summary and what it covers, as they are now."""
+        return SummaryState(
             self.summary,
             self.summary_turns,
             self.summary_turn_tokens,
@@ -152,18 +169,15 @@ class _SummaryMixin(BaseMemory):
             self.summary_folded,
         )
 
-    def _set_state(self, state: Any) -> None:
-        (
-            self.summary,
-            self.summary_turns,
-            self.summary_turn_tokens,
-            self.summary_through,
-            self.summary_folded,
-        ) = state
+    def _set_state(self, state: SummaryState) -> None:
+        self.summary = state.summary
+        self.summary_turns = state.turns
+        self.summary_turn_tokens = state.turn_tokens
+        self.summary_through = state.through
+        self.summary_folded = state.folded
 
-    def _forget_save(self, dropped: list[Turn], state: Any) -> None:
-        super()._forget_save(dropped, state)
-        self._set_state(state)
+    def _save_point(self) -> SummaryState:
+        return self._state()
 
     # -- restoring ---------------------------------------------------------------
 
@@ -227,8 +241,8 @@ class _SummaryMixin(BaseMemory):
             if stored is not None and not self._made_by_us(stored):
                 return stored  # imported, or made by a model: never replaced by a read
             total = store.session_stats(session_id).turn_count
-            state = self._derived_state()
-            self._set_state(("", 0, 0, None, False))
+            state = self._state()
+            self._set_state(SummaryState())
             try:
                 self._catch_up(store, session_id, total - len(self.chat_memory), total)
                 return self._stored_if_new(store, session_id, stored)
@@ -357,18 +371,16 @@ class ConversationSummaryMemory(_SummaryMixin):
         self.recent.extend(dropped)
         return summary
 
-    def _forget_save(self, dropped: list[Turn], state: Any) -> None:
+    def _forget_save(self, dropped: list[Turn], point: SavePoint[Self]) -> None:
         for turn in reversed(dropped):
             if not self.recent or self.recent[-1] is not turn:
                 break
             self.recent.pop()
-        super()._forget_save(dropped, state)
+        super()._forget_save(dropped, point)
 
     def get_messages(self, limit: int | None = None) -> list[Turn]:
         """The last `limit` turns the summary was made from, or all of them when limit
         is None, 0 or falsy: the bound session's, else the `recent_turns` folded last."""
-        from zerda.memory.turns import last_turns, turns_from_messages
-
         with self._lock:
             store, session_id = self.store, self.session_id
             if store is None or session_id is None:
@@ -562,8 +574,6 @@ def summarize_session(
     in its metadata. The stored summary is neither used nor replaced: store the
     result with `store.set_summary`. A summarizer failure raises SummarizerError.
     """
-    from zerda.memory.turns import iter_turns
-
     memory = ConversationSummaryMemory(
         summarizer, max_summary_tokens=max_summary_tokens, encoding=store.encoding
     )

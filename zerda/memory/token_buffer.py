@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from zerda.errors import InvalidArgumentError
-from zerda.memory.base import BaseMemory, Turn, plain_messages, turn_lines
+from zerda.memory.base import BaseMemory
 from zerda.memory.budget import REPLY_PRIMING, chat_tokens, message_tokens
+from zerda.memory.turns import Turn, turn_lines, turn_messages, turns_from_messages
 from zerda.messages import ASK
 from zerda.tokens import count_tokens, get_counter
 
@@ -45,8 +46,6 @@ class ConversationTokenBufferMemory(BaseMemory):
     def _newest_turns(self, store: Any, session_id: str) -> list[Turn]:
         """The newest turns of the session whose content alone could fit the budget
         (their context costs more), read from the file's end."""
-        from zerda.memory.turns import turns_from_messages
-
         kept: list[Any] = []
         total = 0
         for message in store.iter_messages_reversed(session_id):
@@ -88,8 +87,7 @@ class ConversationTokenBufferMemory(BaseMemory):
     def _turn_cost(self, turn: Turn) -> Cost:
         """A turn's tokens in the text (its lines, after a newline) and as chat messages."""
         text = count_tokens("\n" + turn_lines(turn), self.encoding)
-        messages = turn["messages"] if "messages" in turn else plain_messages(turn)
-        return text, sum(message_tokens(m, self.encoding) for m in messages)
+        return text, sum(message_tokens(m, self.encoding) for m in turn_messages(turn))
 
     def _sync_costs(self) -> list[Cost]:
         """The cost of each held turn, counting only turns added since the last call.

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from zerda.errors import InvalidArgumentError
-from zerda.memory.base import BaseMemory, Turn
-from zerda.memory.turns import last_turns
+from zerda.memory.base import BaseMemory
+from zerda.memory.turns import Turn, last_turns
 
 
 class ConversationBufferWindowMemory(BaseMemory):

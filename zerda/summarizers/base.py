@@ -1,26 +1,33 @@
 """What a summarizer is, and the rules it is held to: a bounded summary, clean failures.
 
 A summarizer is any callable `(previous_summary, new_turns) -> str`: it folds turns
-(`{"input", "output", ...}` dicts, oldest first) into the summary so far and returns
-the new summary. zerda's summarizers also take a budget for one fold
-(`summarize(previous_summary, new_turns, max_tokens)`). The memories and `zerda
-summarize` call either through `fold`: it asks for a quarter of the tokens the summary
-covers (`target_tokens`), keeps the result within `max_summary_tokens` whatever the
-summarizer returned, and turns any failure into a `SummarizerError` before anything
-is changed or written.
+(a memory's `Turn` dicts, see `zerda.memory.turns`; oldest first) into the summary so
+far and returns the new summary. zerda's summarizers read only a turn's `input` and
+`output`, so they take any `TurnLike` mapping (a bare `{"input", "output"}` dict too),
+and also a budget for one fold (`summarize(previous_summary, new_turns, max_tokens)`).
+The memories and `zerda summarize` call either through `fold`: it asks for a quarter
+of the tokens the summary covers (`target_tokens`), keeps the result within
+`max_summary_tokens` whatever the summarizer returned, and turns any failure into a
+`SummarizerError` before anything is changed or written.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from zerda.errors import SummarizerError, ZerdaError
 from zerda.tokens import DEFAULT_ENCODING, get_counter
 
-Turn = dict[str, Any]
-Summarizer = Callable[[str, Sequence[Turn]], str]
+if TYPE_CHECKING:  # a type only: zerda.memory imports this module when it loads
+    from zerda.memory.turns import Turn
+
+# What a memory calls: the turns it folds are its own `Turn` dicts.
+Summarizer = Callable[[str, Sequence["Turn"]], str]
+# What zerda's summarizers read of a turn: its `input` and `output`, either of which may
+# be missing or None. A memory's `Turn` is one; so is a bare `{"input", "output"}` dict.
+TurnLike = Mapping[str, Any]
 
 DEFAULT_SUMMARY_TOKENS = 512
 # A summary aims at this share of the tokens of the turns it covers...
@@ -66,10 +73,10 @@ def target_tokens(covered_tokens: int, max_summary_tokens: int) -> int:
     return min(max_summary_tokens, max(FLOOR_TOKENS, math.ceil(RATIO * covered_tokens)))
 
 
-def turns_tokens(turns: Sequence[Turn], encoding: str = DEFAULT_ENCODING) -> int:
+def turns_tokens(turns: Sequence[TurnLike], encoding: str = DEFAULT_ENCODING) -> int:
     """Tokens of the text of both sides of `turns`: what a summary of them covers."""
     count = get_counter(encoding).count
-    return sum(count(turn_text(t.get(key))) for t in turns for key in ("input", "output"))
+    return sum(count(side_text(t, side)) for t in turns for side in ("input", "output"))
 
 
 def fold(
@@ -165,17 +172,19 @@ def _cut(text: str, max_tokens: int, count: Callable[[str], int]) -> str:
     return text[:low].strip()
 
 
-def turn_text(value: Any) -> str:
-    """One side of a turn as text: None is empty, other values their `str`."""
+def side_text(turn: TurnLike, side: str) -> str:
+    """The text of one side (`input` or `output`) of a turn: empty when it is missing
+    or None, else its `str` (as `zerda.memory.turns.turn_text` gives a side's value)."""
+    value = turn.get(side)
     return "" if value is None else str(value)
 
 
-def turns_as_lines(turns: Sequence[Turn]) -> str:
+def turns_as_lines(turns: Sequence[TurnLike]) -> str:
     """`user: …` and `assistant: …` lines for each turn; a side that is None has none."""
     lines = []
     for turn in turns:
         if turn.get("input") is not None:
-            lines.append(f"user: {turn_text(turn['input'])}")
+            lines.append(f"user: {side_text(turn, 'input')}")
         if turn.get("output") is not None:
-            lines.append(f"assistant: {turn_text(turn['output'])}")
+            lines.append(f"assistant: {side_text(turn, 'output')}")
     return "\n".join(lines)

@@ -38,9 +38,9 @@ from zerda.summarizers.base import (
     DEFAULT_SUMMARY_TOKENS,
     FLOOR_TOKENS,
     RATIO,
-    Turn,
+    TurnLike,
     check_budget,
-    turn_text,
+    side_text,
 )
 from zerda.tokens import DEFAULT_ENCODING, count_tokens, get_counter
 
@@ -127,7 +127,7 @@ class ExtractiveSummarizer:
         """`{"summarizer": "extractive"}` for the stored summary's metadata."""
         return {"summarizer": self.name}
 
-    def __call__(self, previous_summary: str, new_turns: Sequence[Turn]) -> str:
+    def __call__(self, previous_summary: str, new_turns: Sequence[TurnLike]) -> str:
         """Fold `new_turns` into `previous_summary`, growing it by `ratio` of their tokens.
 
         Called on its own it knows only the previous summary, not what it covers; the
@@ -135,11 +135,13 @@ class ExtractiveSummarizer:
         """
         count = get_counter(self.encoding).count
         grown = count(previous_summary.strip()) + math.ceil(
-            self.ratio * sum(count(turn_text(t.get(k))) for t in new_turns for k in SIDES)
+            self.ratio * sum(count(side_text(t, k)) for t in new_turns for k in SIDES)
         )
         return self.summarize(previous_summary, new_turns, max(FLOOR_TOKENS, grown))
 
-    def summarize(self, previous_summary: str, new_turns: Sequence[Turn], max_tokens: int) -> str:
+    def summarize(
+        self, previous_summary: str, new_turns: Sequence[TurnLike], max_tokens: int
+    ) -> str:
         """The best sentences of the previous summary and the new turns within
         `max_tokens` (and never more than `max_summary_tokens`)."""
         old = list(_summary_sentences(previous_summary))
@@ -187,12 +189,12 @@ def _summary_sentences(summary: str) -> Iterator[_Sentence]:
             order += 1
 
 
-def _turn_sentences(turns: Sequence[Turn], start: int) -> Iterator[_Sentence]:
+def _turn_sentences(turns: Sequence[TurnLike], start: int) -> Iterator[_Sentence]:
     """The sentences of new turns, the user's side of each turn first."""
     order = start
     for turn in turns:
         for speaker, key in zip(SPEAKERS, SIDES, strict=True):
-            for text in _split(turn_text(turn.get(key))):
+            for text in _split(side_text(turn, key)):
                 yield _Sentence(order, speaker, text)
                 order += 1
 

@@ -16,7 +16,13 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from zerda.errors import SummarizerError, ZerdaError
-from zerda.summarizers.base import DEFAULT_SUMMARY_TOKENS, Turn, check_budget, fit, turns_as_lines
+from zerda.summarizers.base import (
+    DEFAULT_SUMMARY_TOKENS,
+    TurnLike,
+    check_budget,
+    fit,
+    turns_as_lines,
+)
 from zerda.tokens import DEFAULT_ENCODING, count_tokens
 
 if TYPE_CHECKING:
@@ -79,10 +85,12 @@ class ModelSummarizer:
             found["model"] = self.client.model
         return found
 
-    def __call__(self, previous_summary: str, new_turns: Sequence[Turn]) -> str:
+    def __call__(self, previous_summary: str, new_turns: Sequence[TurnLike]) -> str:
         return self.summarize(previous_summary, new_turns, self.max_summary_tokens)
 
-    def summarize(self, previous_summary: str, new_turns: Sequence[Turn], max_tokens: int) -> str:
+    def summarize(
+        self, previous_summary: str, new_turns: Sequence[TurnLike], max_tokens: int
+    ) -> str:
         """The summary of `previous_summary` and `new_turns` within `max_tokens` (and
         never more than `max_summary_tokens`): one request per batch of turns."""
         budget = min(max_tokens, self.max_summary_tokens)
@@ -91,7 +99,7 @@ class ModelSummarizer:
             summary = self._ask(summary, lines, budget)
         return summary
 
-    def _batches(self, turns: Sequence[Turn]) -> Iterator[str]:
+    def _batches(self, turns: Sequence[TurnLike]) -> Iterator[str]:
         """The turns as `user:`/`assistant:` lines, in batches of at most `batch_tokens`
         (a turn longer than that alone is cut to it)."""
         batch: list[str] = []

@@ -248,7 +248,7 @@ def message_from(record: dict[str, Any]) -> Message:
             uuid=record["uuid"],
             created_at=parse_time(record["created_at"]),
             token_count=record.get("token_count"),
-            role_type=record.get("role_type"),
+            role_type=record.get("role_type", ""),
             extra=record.get("extra") or {},
             entities=readable_entities(record) if "entities" in record else None,
         )
