@@ -18,7 +18,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from zerda.messages import Message, Session
-from zerda.store.files.records import (
+from zerda.store._tally import Tally
+from zerda.store.files._records import (
     SESSION_AT,
     SUMMARY_AT,
     dumps,
@@ -26,7 +27,6 @@ from zerda.store.files.records import (
     message_record,
     render,
 )
-from zerda.store.tally import Tally
 
 NEEDLE = "zebrafish"
 NEEDLE_EVERY = 10_000

@@ -149,7 +149,7 @@ def write_cost(turns: int = 200, filled: int = 1_000) -> list[Row]:
     import tempfile
 
     from bench.corpus import conversation
-    from zerda.store.files.store import SessionStore
+    from zerda.store.files._store import SessionStore
 
     pairs = list(conversation(turns))
     with tempfile.TemporaryDirectory() as home:

@@ -151,8 +151,8 @@ def _settle(store: Any) -> None:
 def _load_zerda(store: Any, sid: str, count: int) -> None:
     """COPY the messages into zerda_messages (rows as the store makes them), then count
     the session's running totals once (`compact`)."""
-    from zerda.store.postgres import rows
-    from zerda.store.postgres.schema import SEARCH_INDEX
+    from zerda.store.postgres import _rows as rows
+    from zerda.store.postgres._schema import SEARCH_INDEX
 
     store.create_session(sid, created_at=stamp(0))
     columns = ("session_id", "seq", *rows.MESSAGE_COLUMNS.split(", "), "part", "folded")

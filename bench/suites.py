@@ -321,7 +321,7 @@ def _peer_window(path: Path) -> Any:
 
 # Stats the way files without running totals get them: every message read.
 FULL_SCAN = (
-    "from zerda.store.stats import collect_stats; "
+    "from zerda.store._stats import collect_stats; "
     "assert collect_stats('{sid}', s.iter_messages('{sid}')).messages"
 )
 LABELS = {

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from zerda import SessionStore
 from zerda.importers import import_conversations
-from zerda.importers.base import Conversation, Found, Problem
+from zerda.importers._base import Conversation, Found, Problem
 
 ZERDA = Path(sys.executable).with_name("zerda")
 

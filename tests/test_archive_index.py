@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 
 from zerda import Memory, Message, SessionStore
-from zerda.store.copying import copy_session
-from zerda.store.files.catalog import NAME, available
-from zerda.store.sources import ListSource
+from zerda.store._copying import copy_session
+from zerda.store._sources import ListSource
+from zerda.store.files._catalog import NAME, available
 
 pytestmark = pytest.mark.skipif(not available(), reason="SQLite without FTS5 trigram")
 

@@ -24,10 +24,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 from rich.console import Console
 
-from zerda.clients.base import ClientError
-from zerda.clients.command import CommandClient
-from zerda.clients.openai import OpenAIClient
-from zerda.clients.redact import MARK, redact, redact_stream
+from zerda.clients._base import ClientError
+from zerda.clients._command import CommandClient
+from zerda.clients._openai import OpenAIClient
+from zerda.clients._redact import MARK, redact, redact_stream
 from zerda.store import SessionStore
 from zerda_cli.chat.config import ChatConfig
 from zerda_cli.chat.repl import Chat

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from chat_server import chat_server, free_port
 
-from zerda.clients.base import ClientError
-from zerda.clients.command import CommandClient, as_text
-from zerda.clients.openai import OpenAIClient
+from zerda.clients._base import ClientError
+from zerda.clients._command import CommandClient, as_text
+from zerda.clients._openai import OpenAIClient
 from zerda_cli.chat.config import ConfigError, load_config, parse_memory
 
 CONTEXT = [

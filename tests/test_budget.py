@@ -16,7 +16,7 @@ from zerda.memory import (
     ConversationSummaryMemory,
     ConversationTokenBufferMemory,
 )
-from zerda.memory.budget import chat_tokens, message_tokens
+from zerda.memory._budget import chat_tokens, message_tokens
 from zerda.tokens import count_tokens
 
 BUDGETED = [ConversationTokenBufferMemory, ConversationSummaryBufferMemory]

@@ -17,7 +17,7 @@ from chat_server import chat_server
 from rich.console import Console
 
 from zerda.clients import ClientError, CommandClient, OpenAIClient
-from zerda.clients.base import PROVENANCE_KEY, TRUNCATED_KEY
+from zerda.clients._base import PROVENANCE_KEY, TRUNCATED_KEY
 from zerda.store import SessionStore
 from zerda_cli.chat.backends import Backend, ManualBackend
 from zerda_cli.chat.config import ChatConfig

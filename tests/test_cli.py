@@ -17,7 +17,7 @@ from zerda.memory import (
     ConversationBufferWindowMemory,
     ConversationTokenBufferMemory,
 )
-from zerda.store.matching import Matcher
+from zerda.store._matching import Matcher
 from zerda.tokens import TokenCounter
 from zerda_cli.__main__ import main
 from zerda_cli.render.formats import match_parts

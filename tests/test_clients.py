@@ -9,7 +9,7 @@ from pathlib import Path
 from chat_server import chat_server
 
 from zerda.clients import CommandClient, OpenAIClient, Provenance
-from zerda.clients.base import PROVENANCE_KEY, TRUNCATED_KEY
+from zerda.clients._base import PROVENANCE_KEY, TRUNCATED_KEY
 
 CONTEXT = [{"role": "user", "content": "Hi"}]
 
@@ -26,8 +26,8 @@ def loaded_after(code: str) -> list[str]:
 
 def test_import_zerda_loads_no_client_and_the_package_loads_each_client_on_use() -> None:
     assert loaded_after("import zerda") == []
-    assert "zerda.clients.openai" not in loaded_after("import zerda.clients")
-    assert "zerda.clients.openai" in loaded_after("from zerda.clients import OpenAIClient")
+    assert "zerda.clients._openai" not in loaded_after("import zerda.clients")
+    assert "zerda.clients._openai" in loaded_after("from zerda.clients import OpenAIClient")
 
 
 def test_a_command_reply_carries_its_provenance(tmp_path: Path) -> None:

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from zerda import SessionStore
-from zerda.store.files.sessionfile import NOTE
-from zerda.store.tally import SEAL
+from zerda.store._tally import SEAL
+from zerda.store.files._sessionfile import NOTE
 
 ZERDA = str(Path(sys.executable).parent / "zerda")
 

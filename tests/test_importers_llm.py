@@ -12,8 +12,8 @@ from llm_logs import fill_legacy, legacy_db, run_llm
 
 from zerda import SessionStore
 from zerda.errors import ImportFailed
-from zerda.importers import llm
-from zerda.importers.base import Conversation, Problem
+from zerda.importers import _llm as llm
+from zerda.importers._base import Conversation, Problem
 
 pytest.importorskip("llm_echo")
 

@@ -70,7 +70,7 @@ def test_an_odd_claude_leaf_falls_back_to_the_last_message(tmp_path: Path) -> No
 def test_an_unexpected_error_in_a_conversation_is_its_problem(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from zerda.importers import chatgpt
+    from zerda.importers import _chatgpt as chatgpt
 
     def broken(content: Any) -> Any:
         raise TypeError("unhashable type: 'list'")

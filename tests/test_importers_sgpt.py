@@ -14,8 +14,8 @@ from importer_helpers import conversations, store_all, store_bytes, zerda_import
 from zerda import SessionStore
 from zerda.errors import ImportFailed
 from zerda.formats.openai import to_openai
-from zerda.importers import sgpt
-from zerda.importers.base import Problem
+from zerda.importers import _sgpt as sgpt
+from zerda.importers._base import Problem
 
 FIXTURE = Path(__file__).parent / "fixtures" / "importers" / "sgpt" / "chat_cache"
 WRITTEN = datetime(2026, 3, 4, 5, 6, 7, tzinfo=UTC)

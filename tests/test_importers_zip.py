@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 from importer_helpers import conversations
 
-from zerda.importers import ImportFailed, UnsafeArchiveError, detect, read, sources
+from zerda.importers import ImportFailed, UnsafeArchiveError, detect, read
+from zerda.importers import _sources as sources
 
 FIXTURES = Path(__file__).parent / "fixtures" / "importers"
 ZERDA = str(Path(sys.executable).parent / "zerda")

@@ -45,10 +45,10 @@ from zerda.errors import InvalidMessageError, NotFoundError
 from zerda.formats.langchain import from_langchain
 from zerda.formats.openai import to_openai
 from zerda.integrations.langchain import ZerdaChatMessageHistory
-from zerda.memory.spec import MemorySpec, bind_memory
+from zerda.memory._spec import MemorySpec, bind_memory
 from zerda.messages import Memory, Message, Session, Summary
+from zerda.store._stats import SessionStats
 from zerda.store.base import Store
-from zerda.store.stats import SessionStats
 
 # -- langchain-core: chat_history/test_chat_history.py -----------------------------------
 
@@ -584,7 +584,7 @@ def test_memory_accepts_a_spec_value(store: SessionStore) -> None:
 
 def test_import_zerda_imports_no_langchain() -> None:
     code = (
-        "import sys, zerda, zerda.memory, zerda.memory.spec, zerda.integrations, "
+        "import sys, zerda, zerda.memory, zerda.memory._spec, zerda.integrations, "
         "zerda.formats.langchain, zerda.store\n"
         "loaded = sorted(m for m in sys.modules if m.split('.')[0].startswith('langchain'))\n"
         "assert not loaded, loaded\n"

@@ -29,11 +29,11 @@ from mcp_types import CallToolResult, TextResourceContents
 from tools.pgserver import URL_VARIABLE
 from zerda import SessionStore
 from zerda.mcp import build_server
-from zerda.mcp.results import MAX_CONTENT
-from zerda.memory.summary import summarize_session
+from zerda.mcp._results import MAX_CONTENT
+from zerda.memory._summary import summarize_session
 from zerda.messages import Message, format_time
+from zerda.store._words import Words
 from zerda.store.base import Store
-from zerda.store.words import Words
 
 pytestmark = pytest.mark.anyio
 TOOLS = {"search_history", "list_sessions", "read_session", "summarize_session", "add_message"}

@@ -8,7 +8,7 @@ import pytest
 
 from zerda import SessionStore
 from zerda.memory import ConversationBufferMemory, ConversationBufferWindowMemory
-from zerda.memory.base import BaseMemory
+from zerda.memory._base import BaseMemory
 
 
 @pytest.mark.parametrize("kind", [ConversationBufferMemory, ConversationBufferWindowMemory])

@@ -17,9 +17,9 @@ from zerda.memory import (
     ConversationSummaryMemory,
     ConversationTokenBufferMemory,
 )
-from zerda.memory.base import BaseMemory
+from zerda.memory._base import BaseMemory
 from zerda.messages import Summary
-from zerda.store.files.sessionfile import SessionFile
+from zerda.store.files._sessionfile import SessionFile
 
 FACTORIES = {
     "buffer": lambda **kw: ConversationBufferMemory(**kw),

@@ -16,7 +16,7 @@ def test_every_public_name_resolves() -> None:
         assert getattr(zerda, name) is not None, name
     assert zerda.SessionStore is zerda.FileStore
     assert issubclass(zerda.InMemoryStore, zerda.Store)
-    assert zerda.ConversationBufferMemory.__module__ == "zerda.memory.buffer"
+    assert zerda.ConversationBufferMemory.__module__ == "zerda.memory._buffer"
 
 
 def test_the_store_contract_is_twelve_primitives() -> None:
@@ -46,7 +46,7 @@ def test_opening_a_file_store_loads_nothing_of_postgresql(tmp_path: object) -> N
         store = zerda.open_store({str(tmp_path)!r})
         store.append_turn("s", "q", "a")
         loaded = [m for m in sys.modules if m.startswith(("psycopg", "zerda.store.postgres."))]
-        assert loaded == ["zerda.store.postgres.urls"], loaded
+        assert loaded == ["zerda.store.postgres._urls"], loaded
     """
     done = subprocess.run(
         [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, check=False

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from zerda import Message, SessionStore
-from zerda.store.words import Words
+from zerda.store._words import Words
 
 ZERDA = [sys.executable, "-m", "zerda_cli"]
 

@@ -13,8 +13,8 @@ import pytest
 from rich.console import Console
 from test_store_faults import rewrite_killed_at
 
-from zerda.clients.command import CommandClient
-from zerda.memory.budget import chat_tokens
+from zerda.clients._command import CommandClient
+from zerda.memory._budget import chat_tokens
 from zerda.messages import Summary
 from zerda.store import SessionStore
 from zerda_cli.chat.backends import ManualBackend

@@ -1,4 +1,4 @@
-"""The fast search (zerda.store.files.search) against a full decode, on generated session files."""
+"""The fast search (zerda.store.files._search) against a full decode, on generated session files."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import pytest
 from zerda import SessionStore
 from zerda.errors import CorruptSessionError, ZerdaWarning
 from zerda.messages import Message
-from zerda.store.files import search
+from zerda.store.files import _search as search
 
 WORDS = [
     "zebrafish", "ZebraFish", "ZEBRAFISH", "zebra", "fish", "strasse", "Straße", "STRASSE",

@@ -28,7 +28,7 @@ from serve_helpers import (
 )
 
 from zerda.entities import stored_entities
-from zerda.store.opening import open_store
+from zerda.store._opening import open_store
 from zerda_cli.__main__ import main
 
 KEY = "zerda-test-" + secrets.token_hex(16)

@@ -16,7 +16,7 @@ import platformdirs
 import pytest
 
 from zerda import SessionStore
-from zerda.paths import platform_dir
+from zerda._paths import platform_dir
 from zerda_cli.__main__ import main
 from zerda_cli.quick import plan
 
@@ -31,12 +31,12 @@ NOT_NEEDED = (
     "pydantic",
     "psycopg",
     "platformdirs",
-    "zerda.store.postgres.store",
-    "zerda.store.postgres.pool",
+    "zerda.store.postgres._store",
+    "zerda.store.postgres._pool",
     "zerda.memory",
     "zerda.summarizers",
     "zerda.importers",
-    "zerda.clients.openai",
+    "zerda.clients._openai",
     "zerda_cli.app",
     "zerda_cli.chat.config",
 )
@@ -85,7 +85,7 @@ def test_the_quick_path_loads_only_what_it_needs(args: list[str], home: Path) ->
     modules = loaded_modules(args, home)
     unneeded = [m for m in modules if m.split(".")[0] in NOT_NEEDED or m.startswith(NOT_NEEDED)]
     assert unneeded == []
-    assert "zerda.store.files.store" in modules
+    assert "zerda.store.files._store" in modules
 
 
 def test_a_help_request_or_an_unknown_option_takes_the_full_command() -> None:
@@ -222,7 +222,7 @@ def test_platform_dirs_are_platformdirs_own(env: dict[str, str], monkeypatch) ->
 
 
 def test_the_provenance_key_is_the_clients_own() -> None:
-    from zerda.clients.base import PROVENANCE_KEY as CLIENTS
+    from zerda.clients._base import PROVENANCE_KEY as CLIENTS
     from zerda_cli.render.provenance import PROVENANCE_KEY as RENDER
 
     assert RENDER == CLIENTS

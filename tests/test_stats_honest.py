@@ -23,7 +23,7 @@ import pytest
 
 from zerda import Message, SessionStore, ZerdaWarning
 from zerda.messages import ANSWER, ASK, turn_part
-from zerda.store.tally import SEAL, seal
+from zerda.store._tally import SEAL, seal
 
 ZERDA = str(Path(sys.executable).parent / "zerda")
 Damage = Callable[[list[bytes]], list[bytes]]

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from zerda import ZerdaWarning
-from zerda.store.files import sessionfile as sf
+from zerda.store.files import _sessionfile as sf
 
 lines_st = st.lists(st.binary(max_size=12).map(lambda b: b.replace(b"\n", b"")), max_size=12)
 

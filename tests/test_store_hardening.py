@@ -22,13 +22,13 @@ from zerda import (
     UnsafePathError,
     ZerdaWarning,
 )
-from zerda.store.files import sessionfile as sf
+from zerda.store.files import _sessionfile as sf
 
 # The next append writes its first line (the user message) whole, then dies by SIGKILL.
 DIES_AFTER_FIRST_LINE = """
 import os, signal, sys
 from zerda import SessionStore
-import zerda.store.files.sessionfile as sessionfile
+import zerda.store.files._sessionfile as sessionfile
 
 real_write = os.write
 

@@ -70,7 +70,7 @@ def test_clear_counts_no_tokens(home: Path, monkeypatch: pytest.MonkeyPatch) -> 
     def no_counting(*args: object) -> int:
         raise AssertionError("clear counted tokens of messages it throws away")
 
-    monkeypatch.setattr("zerda.store.files.store.count_tokens", no_counting)
+    monkeypatch.setattr("zerda.store.files._store.count_tokens", no_counting)
     store = SessionStore(home, fsync=False)
     store.clear("s")
     assert store.message_count("s") == 0

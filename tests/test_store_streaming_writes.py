@@ -28,9 +28,9 @@ from zerda import (
     StorageWriteError,
     ZerdaWarning,
 )
-from zerda.store.files import sessionfile as sf
-from zerda.store.files.sessionfile import SideFile
-from zerda.store.sources import ListSource
+from zerda.store._sources import ListSource
+from zerda.store.files import _sessionfile as sf
+from zerda.store.files._sessionfile import SideFile
 
 ZERDA = str(Path(sys.executable).parent / "zerda")
 SURROGATE_LINE = (

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from zerda import Memory, Message, SessionStore
-from zerda.store.stats import SessionStats
+from zerda.store._stats import SessionStats
 from zerda.tokens import count_tokens
 
 

@@ -15,7 +15,7 @@ from zerda import SessionStore, ZerdaWarning
 DIES_MID_WRITE = """
 import os, signal, sys
 from zerda import SessionStore
-import zerda.store.files.sessionfile as sessionfile
+import zerda.store.files._sessionfile as sessionfile
 
 home, cut = sys.argv[1], sys.argv[2]
 real_write = os.write

@@ -15,7 +15,7 @@ from bench.corpus import conversation
 from bench.summaries import FACTS, chat_turns, kept, planted_turns
 from zerda import SummarizerError, ZerdaError
 from zerda.summarizers import ExtractiveSummarizer, describe, fit, fold
-from zerda.summarizers.base import FLOOR_TOKENS, target_tokens, turns_tokens
+from zerda.summarizers._base import FLOOR_TOKENS, target_tokens, turns_tokens
 from zerda.tokens import count_tokens
 
 Turn = dict[str, Any]

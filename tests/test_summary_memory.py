@@ -17,8 +17,8 @@ from zerda.memory import (
     ConversationSummaryBufferMemory,
     ConversationSummaryMemory,
 )
-from zerda.memory.budget import chat_tokens
-from zerda.memory.summary import summarize_session
+from zerda.memory._budget import chat_tokens
+from zerda.memory._summary import summarize_session
 from zerda.messages import covered_turns
 from zerda.summarizers import ExtractiveSummarizer
 from zerda.tokens import count_tokens
@@ -204,7 +204,7 @@ def test_a_session_without_summary_is_folded_when_the_memory_is_made(store: Sess
 def test_catching_up_with_a_long_session_streams_it_in_batches(
     store: SessionStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from zerda.memory import summary as module
+    from zerda.memory import _summary as module
 
     for n in range(module.TAIL_TURNS + 200):
         store.append_turn("s", f"Question {n}?", f"Answer {n}.")
@@ -397,7 +397,7 @@ class Counting:
 
 
 def test_binding_a_model_stores_no_summary_it_did_not_make(store: SessionStore) -> None:
-    from zerda.memory.spec import MemorySpec, bind_memory
+    from zerda.memory._spec import MemorySpec, bind_memory
 
     fill(ConversationSummaryBufferMemory(60, store=store, session_id="s"), 12)
     before = store.get_summary("s")

@@ -9,8 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from zerda.errors import InvalidArgumentError
-from zerda.store.matching import Matcher
-from zerda.store.words import Term, Words
+from zerda.store._matching import Matcher
+from zerda.store._words import Term, Words
 
 
 @pytest.mark.parametrize(

@@ -38,12 +38,12 @@ if TYPE_CHECKING:
         ConversationTokenBufferMemory,
     )
     from zerda.messages import Memory, Message, Session, Summary
+    from zerda.store._inmemory import InMemoryStore
+    from zerda.store._opening import open_store
+    from zerda.store._stats import SessionStats
     from zerda.store.base import Store
-    from zerda.store.files.store import FileStore, SessionStore
-    from zerda.store.inmemory import InMemoryStore
-    from zerda.store.opening import open_store
-    from zerda.store.postgres.store import PostgresStore
-    from zerda.store.stats import SessionStats
+    from zerda.store.files._store import FileStore, SessionStore
+    from zerda.store.postgres._store import PostgresStore
     from zerda.summarizers import ExtractiveSummarizer, Summarizer
     from zerda.tokens import TokenCounter, count_tokens, get_counter
 
@@ -56,18 +56,18 @@ _LAZY = {
     "Session": "zerda.messages",
     "Summary": "zerda.messages",
     "Store": "zerda.store.base",
-    "FileStore": "zerda.store.files.store",
-    "SessionStore": "zerda.store.files.store",
-    "InMemoryStore": "zerda.store.inmemory",
+    "FileStore": "zerda.store.files._store",
+    "SessionStore": "zerda.store.files._store",
+    "InMemoryStore": "zerda.store._inmemory",
     "BaseMemory": "zerda.memory",
     "ConversationBufferMemory": "zerda.memory",
     "ConversationBufferWindowMemory": "zerda.memory",
     "ConversationSummaryBufferMemory": "zerda.memory",
     "ConversationSummaryMemory": "zerda.memory",
     "ConversationTokenBufferMemory": "zerda.memory",
-    "PostgresStore": "zerda.store.postgres.store",
-    "open_store": "zerda.store.opening",
-    "SessionStats": "zerda.store.stats",
+    "PostgresStore": "zerda.store.postgres._store",
+    "open_store": "zerda.store._opening",
+    "SessionStats": "zerda.store._stats",
     "ExtractiveSummarizer": "zerda.summarizers",
     "Summarizer": "zerda.summarizers",
     "TokenCounter": "zerda.tokens",

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from zerda.entities.model import Entity
+from zerda.entities._model import Entity
 from zerda.errors import InvalidMessageError
 
 # What a role means to a model (Zep's role types). A role is the caller's own name for

@@ -84,7 +84,7 @@ def _load(encoding: str) -> TokenCounter:
         name = None
     if name is None:
         return TokenCounter(encoding=encoding, exact=False)
-    from zerda.encoder_cache import load_encoding
+    from zerda._encoder_cache import load_encoding
 
     return TokenCounter(encoding=encoding, exact=True, _encoder=load_encoding(name))
 

@@ -20,8 +20,8 @@ from zerda_cli.options.errors import UsageProblem
 
 if TYPE_CHECKING:
     from zerda.messages import Message, Summary
+    from zerda.store._matching import Query
     from zerda.store.base import Store
-    from zerda.store.matching import Query
 
 
 def check_add_shape(texts: list[str], role: str | None) -> None:
@@ -230,7 +230,7 @@ def search_query(query: str, regex: bool, words: bool, rank: bool) -> tuple[Quer
             raise UsageProblem(f"bad regular expression {query!r}: {exc}", "search") from None
     if not words:
         return query, repr(query)
-    from zerda.store.words import Words
+    from zerda.store._words import Words
 
     try:
         return Words.parse(query), repr(query)
@@ -249,7 +249,7 @@ def role_names(values: list[str]) -> list[str]:
 def search(query: Query, label: str, where: Filters, rank: bool, as_json: bool) -> int:
     """`zerda search`, once its query is made: the matches written as they are found,
     newest (or with `rank`, best) first. Returns how many; exit status 2 for trouble."""
-    from zerda.store.matching import Matcher
+    from zerda.store._matching import Matcher
     from zerda_cli import render
     from zerda_cli.options.errors import ExitStatusError, os_message
     from zerda_cli.options.opening import open_store

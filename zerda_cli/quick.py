@@ -35,7 +35,7 @@ def _count(low: int) -> Convert:
 
 
 def _sort_key(text: str) -> str:
-    from zerda.store.overview import ORDERS
+    from zerda.store._overview import ORDERS
 
     if text not in ORDERS:
         raise ValueError(text)
@@ -158,7 +158,7 @@ def parse(command: str, args: list[str]) -> tuple[list[str], Parsed] | None:
 
 
 def _session_ok(session: str) -> bool:
-    from zerda.paths import SESSION_ID
+    from zerda._paths import SESSION_ID
 
     return SESSION_ID.fullmatch(session) is not None
 

@@ -25,11 +25,11 @@ import pytest
 
 from tools import pgserver as throwaway
 from zerda.errors import StoreError
+from zerda.store._opening import open_store
 from zerda.store.base import Store
-from zerda.store.opening import open_store
 
 STORES = ["file", "postgres", "memory"]
-# The in-memory store (zerda.store.inmemory): the reference, held in this process only.
+# The in-memory store (zerda.store._inmemory): the reference, held in this process only.
 MEMORY = "memory"
 # The file store answering from its archive index at any size (it reads the files when
 # it holds fewer than `index_from` sessions): searching suites run on it too.
@@ -214,7 +214,7 @@ def location(kind: str, home: Path, request: pytest.FixtureRequest) -> str:
 def store(kind: str, request: pytest.FixtureRequest) -> Iterator[Store]:
     """An empty store of each kind (the file store with fsync off)."""
     if kind == MEMORY:
-        from zerda.store.inmemory import InMemoryStore
+        from zerda.store._inmemory import InMemoryStore
 
         yield InMemoryStore()
         return

@@ -96,7 +96,7 @@ def test_an_unusable_server_is_one_line_without_its_password() -> None:
 def test_store_init(postgres_admin: str) -> None:
     from conftest import drop_database, new_database
 
-    from zerda.store.postgres.schema import LATEST
+    from zerda.store.postgres._schema import LATEST
 
     url = new_database(postgres_admin)
     try:

@@ -9,8 +9,8 @@ import pytest
 from conftest import finish, go, line_within, start_python
 
 from zerda.messages import Message
+from zerda.store._stats import collect_stats
 from zerda.store.base import Store
-from zerda.store.stats import collect_stats
 
 WRITERS, TURNS, SESSIONS = 16, 200, 8
 

@@ -11,8 +11,8 @@ from conftest import close
 from zerda.entities import Entity, EntityMatch, extract, stored_entities
 from zerda.errors import NotFoundError
 from zerda.messages import Memory, Message, Summary
+from zerda.store._opening import open_store
 from zerda.store.base import Store
-from zerda.store.opening import open_store
 
 MET = "Ada Lovelace met Charles Babbage in London on June 3, 1833."
 MAIL = "Write to ada@example.com before 5 pm."

@@ -78,7 +78,7 @@ def test_writers_killed_at_any_moment_leave_whole_turns(store: Store, location: 
 INSIDE_A_TRANSACTION = """
 import os, sys, time
 from zerda import PostgresStore, Memory, Message
-import zerda.store.postgres.store as module
+import zerda.store.postgres._store as module
 store = PostgresStore(sys.argv[1])
 original = module.PostgresStore._insert
 def insert_then_hang(self, conn, session_id, messages):

@@ -17,8 +17,8 @@ from zerda import (
     SessionExistsError,
     Summary,
 )
+from zerda.store._overview import OPENING_CHARS
 from zerda.store.base import Store
-from zerda.store.overview import OPENING_CHARS
 
 
 def add_turns(store: Store, session_id: str, n: int) -> None:

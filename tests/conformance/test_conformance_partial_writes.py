@@ -11,9 +11,9 @@ import pytest
 
 from zerda import Message, SessionStore, StoreError
 from zerda.importers import import_conversations
-from zerda.importers.base import Conversation
+from zerda.importers._base import Conversation
+from zerda.store._copying import copy_session, new_session_undone_on_failure
 from zerda.store.base import Store
-from zerda.store.copying import copy_session, new_session_undone_on_failure
 
 
 class FailingSource(SessionStore):

@@ -11,8 +11,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from zerda import InvalidArgumentError, Message, NotFoundError
+from zerda.store._matching import Matcher
 from zerda.store.base import Store
-from zerda.store.matching import Matcher
 
 T0 = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
 

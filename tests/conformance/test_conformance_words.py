@@ -10,10 +10,10 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from zerda import InvalidArgumentError, Message
+from zerda.store._matching import Matcher
+from zerda.store._ranking import K1, B
+from zerda.store._words import Words
 from zerda.store.base import Store
-from zerda.store.matching import Matcher
-from zerda.store.ranking import K1, B
-from zerda.store.words import Words
 
 T0 = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
 CONTENTS = [

@@ -22,11 +22,11 @@ from zerda import (
     open_store,
 )
 from zerda.messages import Message
-from zerda.store.matching import Filters, Matcher
-from zerda.store.postgres.schema import LATEST, MIGRATIONS
-from zerda.store.postgres.searching import SearchQuery
-from zerda.store.postgres.store import LAST_N
-from zerda.store.postgres.urls import redact
+from zerda.store._matching import Filters, Matcher
+from zerda.store.postgres._schema import LATEST, MIGRATIONS
+from zerda.store.postgres._searching import SearchQuery
+from zerda.store.postgres._store import LAST_N
+from zerda.store.postgres._urls import redact
 
 
 @pytest.fixture
@@ -261,7 +261,7 @@ def test_more_threads_than_connections_all_get_their_turn(pg: PostgresStore) -> 
 def test_a_pattern_the_server_refuses_is_matched_in_python(
     pg: PostgresStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from zerda.store.postgres import searching
+    from zerda.store.postgres import _searching as searching
 
     monkeypatch.setattr(searching, "_UNSHARED", re.compile("(?!)"))  # everything goes
     pg.append_turn("s", "rome", "roome")
@@ -288,7 +288,7 @@ def test_filling_entities_keeps_what_a_writer_gave_meanwhile(
     pg: PostgresStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from zerda.entities import Entity, EntityMatch, stored_entities
-    from zerda.store.postgres import entities
+    from zerda.store.postgres import _entities as entities
 
     plain = PostgresStore(pg.server.url, extract_entities=False)
     first = plain.add_message("s", Message("user", "Ada Lovelace in London"))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from zerda.clients.base import (
+from zerda.clients._base import (
     ChatClient,
     ClientError,
     Messages,
@@ -19,12 +19,12 @@ from zerda.clients.base import (
 )
 
 if TYPE_CHECKING:
-    from zerda.clients.command import CommandClient
-    from zerda.clients.openai import OpenAIClient
+    from zerda.clients._command import CommandClient
+    from zerda.clients._openai import OpenAIClient
 
 _LAZY = {
-    "CommandClient": "zerda.clients.command",
-    "OpenAIClient": "zerda.clients.openai",
+    "CommandClient": "zerda.clients._command",
+    "OpenAIClient": "zerda.clients._openai",
 }
 
 

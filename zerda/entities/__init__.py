@@ -10,7 +10,7 @@ Importing this package is cheap: the rules are compiled on the first `extract`.
 
 from __future__ import annotations
 
-from zerda.entities.model import LABELS, Entity, EntityMatch
+from zerda.entities._model import LABELS, Entity, EntityMatch
 
 EXTRACTOR = "zerda-rules-1"
 # What a store reads of a text for its entities: the first SCANNED characters, cut at a
@@ -21,7 +21,7 @@ SCANNED = 20_000
 def extract(text: str) -> list[Entity]:
     """The entities of `text` in order of first match; a name found again under the same
     label is one entity with several matches. Matches never overlap."""
-    from zerda.entities.extractor import extract as run
+    from zerda.entities._extractor import extract as run
 
     return run(text)
 

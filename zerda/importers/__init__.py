@@ -18,9 +18,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from zerda.errors import ImportFailed, UnsafeArchiveError
-from zerda.importers.base import Conversation, Found, Problem, stable_uuid
-from zerda.importers.detection import SINGLE_SESSION, detect
-from zerda.importers.writing import Report, import_conversations
+from zerda.importers._base import Conversation, Found, Problem, stable_uuid
+from zerda.importers._detection import SINGLE_SESSION, detect
+from zerda.importers._writing import Report, import_conversations
 
 # Formats of many conversations, each read by its own module.
 FORMATS = ("chatgpt", "claude", "llm", "aichat", "sgpt", "langchain")
@@ -46,7 +46,7 @@ def read(path: Path, fmt: str) -> Iterator[Found]:
     if fmt not in FORMATS:
         raise ImportFailed(f"unknown import format {fmt!r} (one of {', '.join(FORMATS)})")
     try:
-        module = importlib.import_module(f"zerda.importers.{fmt}")
+        module = importlib.import_module(f"zerda.importers._{fmt}")
     except ModuleNotFoundError as exc:
         if exc.name != f"zerda.importers.{fmt}":
             raise

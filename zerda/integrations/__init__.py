@@ -3,3 +3,6 @@
 `zerda.integrations.langchain` (`pip install 'zerda[langchain]'`): a LangChain chat
 message history on a zerda store. Importing `zerda` or this package imports no framework.
 """
+
+# Its modules each need their framework: none is imported by `from zerda.integrations import *`.
+__all__: list[str] = []

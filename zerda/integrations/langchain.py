@@ -20,13 +20,13 @@ except ImportError as exc:  # pragma: no cover - depends on what is installed
         "zerda.integrations.langchain needs langchain-core: pip install 'zerda[langchain]'"
     ) from exc
 
+from zerda._paths import validate_session_id
 from zerda.errors import InvalidMessageError, NotFoundError
 from zerda.formats.langchain import from_langchain, to_langchain
 from zerda.formats.openai import from_openai, to_openai
-from zerda.memory.spec import MemorySpec, bind_memory, parse_memory
-from zerda.memory.turns import MISSING
+from zerda.memory._spec import MemorySpec, bind_memory, parse_memory
+from zerda.memory._turns import MISSING
 from zerda.messages import Memory, Message
-from zerda.paths import validate_session_id
 from zerda.store.base import Store
 
 __all__ = ["ZerdaChatMessageHistory"]
@@ -52,7 +52,7 @@ class ZerdaChatMessageHistory(BaseChatMessageHistory):
         super().__init__()
         self.session_id = validate_session_id(session_id)
         if store is None:
-            from zerda.store.files.store import SessionStore
+            from zerda.store.files._store import SessionStore
 
             store = SessionStore()
         self.store: Store = store

@@ -7,6 +7,6 @@ try:
 except ImportError as exc:  # pragma: no cover - depends on what is installed
     raise ImportError("zerda.mcp needs the mcp package: pip install 'zerda[mcp]'") from exc
 
-from zerda.mcp.server import build_server
+from zerda.mcp._server import build_server
 
 __all__ = ["build_server"]

@@ -1,10 +1,16 @@
 """The conversation-memory classes, all on one base class."""
 
-from zerda.memory.base import BaseMemory
-from zerda.memory.buffer import ConversationBufferMemory
-from zerda.memory.summary import ConversationSummaryBufferMemory, ConversationSummaryMemory
-from zerda.memory.token_buffer import ConversationTokenBufferMemory
-from zerda.memory.window import ConversationBufferWindowMemory
+from zerda.memory._base import BaseMemory
+from zerda.memory._budget import chat_tokens
+from zerda.memory._buffer import ConversationBufferMemory
+from zerda.memory._summary import (
+    ConversationSummaryBufferMemory,
+    ConversationSummaryMemory,
+    summarize_session,
+)
+from zerda.memory._token_buffer import ConversationTokenBufferMemory
+from zerda.memory._turns import Turn
+from zerda.memory._window import ConversationBufferWindowMemory
 
 __all__ = [
     "BaseMemory",
@@ -13,4 +19,7 @@ __all__ = [
     "ConversationSummaryBufferMemory",
     "ConversationSummaryMemory",
     "ConversationTokenBufferMemory",
+    "Turn",
+    "chat_tokens",
+    "summarize_session",
 ]

@@ -2,8 +2,8 @@
 zep-python client (1.5) works against zerda unchanged.
 
 A thin adapter: each endpoint parses the request, calls the store and shapes the answer
-as Zep did (`zerda.server.zep`). Starlette and uvicorn (`pip install 'zerda[server]'`)
-load with `create_app` and `serve`, not with this package: `zerda.server.settings`
+as Zep did (`zerda.server._zep`). Starlette and uvicorn (`pip install 'zerda[server]'`)
+load with `create_app` and `serve`, not with this package: `zerda.server._settings`
 checks a server's settings without them.
 """
 
@@ -13,15 +13,15 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from zerda.server.app import create_app
-    from zerda.server.running import serve
-    from zerda.server.settings import Settings
+    from zerda.server._app import create_app
+    from zerda.server._running import serve
+    from zerda.server._settings import Settings
 
 __all__ = ["Settings", "create_app", "serve"]
 _LAZY = {
-    "Settings": "zerda.server.settings",
-    "create_app": "zerda.server.app",
-    "serve": "zerda.server.running",
+    "Settings": "zerda.server._settings",
+    "create_app": "zerda.server._app",
+    "serve": "zerda.server._running",
 }
 
 

@@ -5,7 +5,7 @@
   `sources`, `tally` and `stats` are the parts the implementations share (what bulk
   writes read, running totals, statistics), and `copying`, `forking` and `overview` are
   written once against the interface.
-- `zerda.store.inmemory`: `InMemoryStore`, the primitives alone in this process's
+- `zerda.store._inmemory`: `InMemoryStore`, the primitives alone in this process's
   memory: the reference the conformance suite holds the others to, and a test double.
 - `zerda.store.files`: `FileStore` (first named `SessionStore`), append-only JSON Lines
   files under `flock`, one a session, on this host (the default).
@@ -20,18 +20,47 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from zerda.store._checks import Finding, Repair
+    from zerda.store._copying import copy_session
+    from zerda.store._inmemory import InMemoryStore
+    from zerda.store._matching import Matcher
+    from zerda.store._opening import open_store
+    from zerda.store._overview import SessionOverview
+    from zerda.store._sources import MessageSource
+    from zerda.store._stats import SessionStats
+    from zerda.store._words import Words
     from zerda.store.base import Store
-    from zerda.store.files.store import FileStore, SessionStore
-    from zerda.store.inmemory import InMemoryStore
-    from zerda.store.opening import open_store
+    from zerda.store.files._store import FileStore, SessionStore
 
-__all__ = ["FileStore", "InMemoryStore", "SessionStore", "Store", "open_store"]
+__all__ = [
+    "FileStore",
+    "Finding",
+    "InMemoryStore",
+    "Matcher",
+    "MessageSource",
+    "Repair",
+    "SessionOverview",
+    "SessionStats",
+    "SessionStore",
+    "Store",
+    "Words",
+    "copy_session",
+    "open_store",
+]
 _LAZY = {
     "Store": "zerda.store.base",
-    "FileStore": "zerda.store.files.store",
-    "SessionStore": "zerda.store.files.store",
-    "InMemoryStore": "zerda.store.inmemory",
-    "open_store": "zerda.store.opening",
+    "FileStore": "zerda.store.files._store",
+    "SessionStore": "zerda.store.files._store",
+    "InMemoryStore": "zerda.store._inmemory",
+    "open_store": "zerda.store._opening",
+    "Finding": "zerda.store._checks",
+    "Repair": "zerda.store._checks",
+    "copy_session": "zerda.store._copying",
+    "Matcher": "zerda.store._matching",
+    "MessageSource": "zerda.store._sources",
+    "SessionOverview": "zerda.store._overview",
+    "SessionStats": "zerda.store._stats",
+    "Words": "zerda.store._words",
 }
 
 

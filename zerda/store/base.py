@@ -7,7 +7,7 @@ the summary set and read; a session cleared); everything else has a default buil
 them here (`get_memory`, stats, listings, search and ranking, the last turn undone or
 replaced, the conditional deletes, forks, the async twins with Zep's client names:
 `aadd_memory`, `aget_memory`, ...), which a store overrides when it can answer faster
-or in one step. `InMemoryStore` (zerda.store.inmemory) is the primitives alone: the
+or in one step. `InMemoryStore` (zerda.store._inmemory) is the primitives alone: the
 reference the conformance suite holds every store to.
 """
 
@@ -25,12 +25,12 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from zerda.messages import Memory, Message, Session, Summary
 
 if TYPE_CHECKING:
-    from zerda.store.checks import Finding, Repair
-    from zerda.store.matching import Query
-    from zerda.store.overview import SessionOverview
-    from zerda.store.ranking import Corpus
-    from zerda.store.sources import MessageSource
-    from zerda.store.stats import SessionStats
+    from zerda.store._checks import Finding, Repair
+    from zerda.store._matching import Query
+    from zerda.store._overview import SessionOverview
+    from zerda.store._ranking import Corpus
+    from zerda.store._sources import MessageSource
+    from zerda.store._stats import SessionStats
 
 
 T = TypeVar("T")
@@ -130,7 +130,7 @@ class Store(ABC):
         """Stats, title, creation time and opening words of every readable session, most
         recently active first (a session that cannot be read is skipped with a warning)."""
         from zerda.errors import NotFoundError
-        from zerda.store.derived import overview_of
+        from zerda.store._derived import overview_of
 
         found = []
         for sid in self.session_ids():
@@ -153,7 +153,7 @@ class Store(ABC):
         name: A-Z; ties by name), the other way round if `reverse`, at most `limit`.
 
         Stores with an index answer from it; this default orders `list_overviews()`."""
-        from zerda.store.overview import active_within, check_listing, ordered
+        from zerda.store._overview import active_within, check_listing, ordered
 
         check_listing(sort, limit, since, until)
         chosen = [o for o in self.list_overviews() if active_within(o, since, until)]
@@ -189,7 +189,7 @@ class Store(ABC):
     def _active_since(self, session_id: str, cutoff: datetime) -> bool:
         """True when the session was active at or after `cutoff` (naive: local time), or
         when that is unknown."""
-        from zerda.store.overview import last_activity
+        from zerda.store._overview import last_activity
 
         created = self.get_session(session_id).created_at
         active = last_activity(self.session_stats(session_id), created)
@@ -209,8 +209,8 @@ class Store(ABC):
 
     def fork_session(self, source: str, new: str, turns: int | None = None) -> Session:
         """Make session `new` from the first `turns` turns of `source` (None: all of them),
-        recording where it came from; see `zerda.store.forking`. Returns the new session."""
-        from zerda.store.forking import fork
+        recording where it came from; see `zerda.store._forking`. Returns the new session."""
+        from zerda.store._forking import fork
 
         return fork(self, source, new, turns)
 
@@ -284,7 +284,7 @@ class Store(ABC):
 
     def session_stats(self, session_id: str) -> SessionStats:
         """Counts, tokens, characters and activity."""
-        from zerda.store.stats import collect_stats
+        from zerda.store._stats import collect_stats
 
         stats = collect_stats(session_id, self.iter_messages(session_id))
         return replace(stats, encoding=self.encoding)
@@ -311,9 +311,9 @@ class Store(ABC):
         times in session id order, then within a session the one added last first.
         This default reads every message; the stores use their indexes.
         """
-        from zerda.paths import validate_session_id
-        from zerda.store.derived import found_in
-        from zerda.store.matching import Filters, Matcher, check_limit
+        from zerda._paths import validate_session_id
+        from zerda.store._derived import found_in
+        from zerda.store._matching import Filters, Matcher, check_limit
 
         check_limit(limit)
         session_id = session_id or None
@@ -333,11 +333,11 @@ class Store(ABC):
         limit: int | None = None,
     ) -> list[tuple[str, Message, float]]:
         """(session id, message, score) for each message `search` finds, best first by
-        BM25 (see `zerda.store.ranking`), at most `limit`. `query` is a string or
+        BM25 (see `zerda.store._ranking`), at most `limit`. `query` is a string or
         `Words`; a pattern cannot be ranked (InvalidArgumentError)."""
         from zerda.errors import InvalidArgumentError
-        from zerda.store.matching import Matcher, check_limit
-        from zerda.store.ranking import best, countable
+        from zerda.store._matching import Matcher, check_limit
+        from zerda.store._ranking import best, countable
 
         check_limit(limit)
         matcher = Matcher(query)
@@ -355,7 +355,7 @@ class Store(ABC):
         all. Stores with an index estimate it there; this default reads every message (a
         session that cannot be read counts for nothing)."""
         from zerda.errors import NotFoundError, StoreError
-        from zerda.store.ranking import Corpus
+        from zerda.store._ranking import Corpus
 
         messages = characters = 0
         holding = [0] * len(terms)
@@ -381,7 +381,7 @@ class Store(ABC):
         """Remove the last turn: the last message that asks (a user, or a speaker of no
         known type; see `Message.part`) and everything after it. Returns what was removed.
         The summary stays; a session where no message asks keeps all its messages."""
-        from zerda.store.derived import last_ask
+        from zerda.store._derived import last_ask
 
         with self._one_step():
             messages = list(self.iter_messages(session_id))
@@ -406,7 +406,7 @@ class Store(ABC):
         `SessionChangedError` is raised and nothing is written. A session where no
         message asks gets the turn appended. The summary stays."""
         from zerda.errors import SessionChangedError
-        from zerda.store.derived import last_ask
+        from zerda.store._derived import last_ask
 
         reply = Message("assistant", assistant, dict(reply_metadata or {}))
         pair = (self._stamp(Message("user", user)), self._stamp(reply))
@@ -472,7 +472,7 @@ class Store(ABC):
     def repair(self, session_id: str | None = None) -> Repair:
         """Fix what `check` finds, losing nothing that can be read (damaged lines are
         saved aside, not dropped); says what was fixed, saved and left."""
-        from zerda.store.checks import Repair
+        from zerda.store._checks import Repair
 
         return Repair([], [], self.check(session_id))
 

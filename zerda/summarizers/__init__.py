@@ -10,18 +10,18 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from zerda.errors import SummarizerError
-from zerda.summarizers.base import DEFAULT_SUMMARY_TOKENS, Summarizer, describe, fit, fold
-from zerda.summarizers.extractive import ExtractiveSummarizer
+from zerda.summarizers._base import DEFAULT_SUMMARY_TOKENS, Summarizer, describe, fit, fold
+from zerda.summarizers._extractive import ExtractiveSummarizer
 
 if TYPE_CHECKING:
-    from zerda.summarizers.model import CommandSummarizer, ModelSummarizer, OpenAISummarizer
+    from zerda.summarizers._model import CommandSummarizer, ModelSummarizer, OpenAISummarizer
 
 _LAZY = ("CommandSummarizer", "ModelSummarizer", "OpenAISummarizer")
 
 
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
-        from zerda.summarizers import model
+        from zerda.summarizers import _model as model
 
         return getattr(model, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

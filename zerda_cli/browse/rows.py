@@ -7,9 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from zerda.messages import Message
+from zerda.store._matching import Matcher
+from zerda.store._overview import SessionOverview
 from zerda.store.base import Store
-from zerda.store.matching import Matcher
-from zerda.store.overview import SessionOverview
 from zerda_cli.render.formats import match_parts, stamp, tokens_label
 from zerda_cli.render.provenance import provenance_label
 from zerda_cli.render.sanitize import neutralize, one_line

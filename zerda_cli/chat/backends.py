@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
-from zerda.clients.base import ChatClient, ClientError, Ending, Messages, Reply
+from zerda.clients._base import ChatClient, ClientError, Ending, Messages, Reply
 
 if TYPE_CHECKING:
     from zerda_cli.chat.config import ChatConfig
@@ -50,7 +50,7 @@ def make_backend(config: ChatConfig, session_id: str) -> Backend:
     """The backend the config names (manual, command or openai); BackendError if unusable."""
     name = config.backend_name
     if name == "command":
-        from zerda.clients.command import CommandClient
+        from zerda.clients._command import CommandClient
 
         return CommandClient(
             config.command or "",
@@ -59,7 +59,7 @@ def make_backend(config: ChatConfig, session_id: str) -> Backend:
             secret=config.api_key(),
         )
     if name == "openai":
-        from zerda.clients.openai import OpenAIClient
+        from zerda.clients._openai import OpenAIClient
 
         return OpenAIClient(config.base_url, config.model, config.api_key(), config.timeout)
     return ManualBackend()

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from zerda.errors import InvalidArgumentError
-from zerda.memory.spec import MEMORY_KINDS as MEMORY_KINDS
-from zerda.memory.spec import MemorySpec as MemorySpec
-from zerda.memory.spec import parse_memory as parse_memory_spec
+from zerda.memory._spec import MEMORY_KINDS as MEMORY_KINDS
+from zerda.memory._spec import MemorySpec as MemorySpec
+from zerda.memory._spec import parse_memory as parse_memory_spec
 from zerda_cli.chat.choices import BACKENDS, COMMAND_FORMATS, SUMMARIZERS
 from zerda_cli.options.paths import config_path as config_path
 from zerda_cli.options.settings import ConfigError as ConfigError
@@ -39,7 +39,7 @@ ENVIRONMENT = {
 
 
 def parse_memory(text: str) -> MemorySpec:
-    """Parse a memory setting (`zerda.memory.spec.parse_memory`); a bad one is a ConfigError."""
+    """Parse a memory setting (`zerda.memory._spec.parse_memory`); a bad one is a ConfigError."""
     try:
         return parse_memory_spec(text)
     except InvalidArgumentError as exc:

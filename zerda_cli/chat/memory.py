@@ -1,7 +1,7 @@
 """The memory a `zerda chat` session uses: the class a spec names, bound to the session,
 with its summary written offline or by the chat's own model (`--summarizer model`).
 
-Binding is the library's `zerda.memory.spec.bind_memory`, so `zerda chat --memory` and
+Binding is the library's `zerda.memory._spec.bind_memory`, so `zerda chat --memory` and
 `ZerdaChatMessageHistory(memory=...)` build the same context.
 """
 
@@ -10,16 +10,16 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from zerda.clients.base import Ending, Messages, Reply
+from zerda.clients._base import Ending, Messages, Reply
 from zerda.errors import ClientError, SummarizerError
-from zerda.memory.spec import MemorySpec, bind_memory
+from zerda.memory._spec import MemorySpec, bind_memory
 from zerda_cli.chat.streaming import in_background
 from zerda_cli.chat.terminal import sigint_raises
 
 if TYPE_CHECKING:
-    from zerda.memory.base import BaseMemory
+    from zerda.memory._base import BaseMemory
     from zerda.store.base import Store
-    from zerda.summarizers.base import Summarizer
+    from zerda.summarizers._base import Summarizer
     from zerda_cli.chat.backends import Backend
     from zerda_cli.chat.config import ChatConfig
 
@@ -33,8 +33,8 @@ def chat_summarizer(
     (within the bound summary memory gives its summary), else None (the offline one)."""
     if config.summarizer != "model" or spec.kind != "summary":
         return None
-    from zerda.memory.summary import summary_buffer_bound
-    from zerda.summarizers.model import ModelSummarizer
+    from zerda.memory._summary import summary_buffer_bound
+    from zerda.summarizers._model import ModelSummarizer
     from zerda_cli.chat.backends import ManualBackend
 
     if isinstance(backend, ManualBackend):

@@ -19,7 +19,7 @@ def _choices(values: tuple[str, ...]) -> Callable[[str], list[str]]:
 
 def complete_memory(incomplete: str) -> list[str]:
     """Shell completion of --memory: each kind with its default size."""
-    from zerda.memory.spec import DEFAULT_SIZES, MEMORY_KINDS
+    from zerda.memory._spec import DEFAULT_SIZES, MEMORY_KINDS
 
     specs = [k if k == "buffer" else f"{k}:{DEFAULT_SIZES[k]}" for k in MEMORY_KINDS]
     return [s for s in specs if s.startswith(incomplete)]

@@ -15,7 +15,7 @@ from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.styles import Style
 
-from zerda.paths import private_dir
+from zerda._paths import private_dir
 from zerda_cli.chat.backends import ManualBackend
 from zerda_cli.chat.editor import EditorError, edit_text
 from zerda_cli.chat.slash_commands import SlashCompleter

@@ -12,11 +12,11 @@ import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from zerda.clients.base import Provenance
+from zerda.clients._base import Provenance
 from zerda.errors import SummarizerError, ZerdaError
 from zerda.formats.openai import content_text
 from zerda.limits import over_limit, too_large
-from zerda.memory.turns import last_turns
+from zerda.memory._turns import last_turns
 from zerda.messages import Memory, Message
 from zerda.store.base import Store
 from zerda.tokens import count_tokens

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from zerda._paths import validate_session_id
 from zerda.messages import Message
-from zerda.paths import validate_session_id
 from zerda.store.base import Store
 from zerda_cli.chat.backends import Messages
 from zerda_cli.chat.config import MemorySpec, parse_memory

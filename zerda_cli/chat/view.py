@@ -19,7 +19,7 @@ from rich.spinner import Spinner
 from rich.table import Table
 from rich.text import Text
 
-from zerda.store.stats import SessionStats
+from zerda.store._stats import SessionStats
 from zerda_cli.render.pieces import safe_text
 from zerda_cli.render.sanitize import neutralize, one_line
 

@@ -1,4 +1,4 @@
-"""`zerda copy`: sessions from one store to another, losslessly (see `zerda.store.copying`)."""
+"""`zerda copy`: sessions from one store to another, losslessly (see `zerda.store._copying`)."""
 
 from __future__ import annotations
 
@@ -44,8 +44,8 @@ def copy(
     uuids, times, roles, metadata, summaries, token counts and entities go across as they are.
     Copying again adds nothing: messages are matched by uuid and replaced in place.
     """
-    from zerda.store.copying import copy_session
-    from zerda.store.opening import open_store
+    from zerda.store._copying import copy_session
+    from zerda.store._opening import open_store
     from zerda_cli.options.location import describe
     from zerda_cli.options.params import usage_error
 

@@ -76,7 +76,7 @@ def record(store: SessionStore, session_id: str) -> None:
 
 def show_views(store: SessionStore, sid: str, home_flag: str) -> None:
     """Each `zerda` view of the session, under the command that shows it."""
-    from zerda.store.matching import Matcher
+    from zerda.store._matching import Matcher
     from zerda_cli.options.contexts import load_memory
 
     step(f"zerda show {sid}{home_flag}", "The transcript, with times and exact token counts.")

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from zerda.store.checks import Finding
+from zerda.store._checks import Finding
 from zerda_cli.options.params import (
     HomeOpt,
     StoreOpt,

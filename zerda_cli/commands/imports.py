@@ -3,7 +3,7 @@ messages from zerda's own export or an OpenAI array.
 
 The format is told from the file (`zerda.importers.detect`) unless `--from` names it.
 With SESSION, a file of one session's messages (zerda's export, OpenAI messages,
-stdin) is read by `zerda.importers.native` into session SESSION, as always; an export of
+stdin) is read by `zerda.importers._native` into session SESSION, as always; an export of
 many conversations gets SESSION as the prefix of their session ids (`SESSION-<id>`),
 or as the session id when it holds one conversation.
 """
@@ -175,7 +175,7 @@ def _local(source: str) -> Iterator[Path]:
 
 def _one_session(session: str, source: str, *, dry_run: bool, store: Callable[[], Store]) -> None:
     """zerda's JSONL/JSON export or an OpenAI messages array into session SESSION."""
-    from zerda.importers.native import check_import, import_file, opened
+    from zerda.importers._native import check_import, import_file, opened
 
     with opened(source) as (fd, name):
         found = check_import(fd, name)

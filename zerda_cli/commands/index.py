@@ -14,7 +14,7 @@ from zerda_cli.options.params import HomeOpt, JsonOpt, StoreOpt, open_store
 from zerda_cli.render.progress import ProgressLine
 
 if TYPE_CHECKING:
-    from zerda.store.files.catalog import Catalog
+    from zerda.store.files._catalog import Catalog
 
 index_app = typer.Typer(
     name="index",
@@ -30,8 +30,8 @@ class NoIndex(ZerdaError):
 def _catalog(store: Store) -> Catalog:
     """The store's archive index (whatever its size: listings use it from
     `SessionStore.index_from` sessions on), or NoIndex saying why there is none."""
-    from zerda.store.files import catalog
-    from zerda.store.files.store import SessionStore
+    from zerda.store.files import _catalog as catalog
+    from zerda.store.files._store import SessionStore
 
     if not isinstance(store, SessionStore):
         raise NoIndex("no archive index here: a PostgreSQL store indexes in the database")

@@ -10,8 +10,8 @@ from typing import Annotated
 import typer
 
 from zerda.errors import NotFoundError
+from zerda.store._overview import SessionOverview
 from zerda.store.base import Store
-from zerda.store.overview import SessionOverview
 from zerda_cli import render
 from zerda_cli.options.errors import InputError
 from zerda_cli.options.params import HomeOpt, StoreOpt, YesOpt, open_store, usage_error

@@ -41,7 +41,7 @@ def _readable_messages(store: Store, session: str) -> str:
     try:
         return _messages(store.message_count(session))
     except CorruptSessionError:
-        from zerda.store.files.store import SessionStore
+        from zerda.store.files._store import SessionStore
 
         if not isinstance(store, SessionStore):  # only session files hold damaged lines
             raise

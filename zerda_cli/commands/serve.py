@@ -14,7 +14,7 @@ from typing import Annotated
 import typer
 
 from zerda.errors import ZerdaError
-from zerda.server.settings import KEY_VARIABLE, MAX_BODY, Settings
+from zerda.server._settings import KEY_VARIABLE, MAX_BODY, Settings
 from zerda_cli.options.params import HomeOpt, StoreOpt, open_store, usage_error
 
 
@@ -55,7 +55,7 @@ def serve(
     except ValueError as exc:
         raise usage_error(str(exc)) from None
     try:
-        from zerda.server.running import serve as run
+        from zerda.server._running import serve as run
     except ImportError as exc:
         raise ZerdaError(f"{exc}: pip install 'zerda[server]'") from None
     run(settings, host, port, workers)

@@ -14,7 +14,7 @@ from zerda_cli.options.spans import SinceOpt, UntilOpt
 
 
 class SortKey(StrEnum):
-    """What `zerda sessions --sort` orders by (see `zerda.store.overview.ORDERS`)."""
+    """What `zerda sessions --sort` orders by (see `zerda.store._overview.ORDERS`)."""
 
     activity = "activity"
     created = "created"

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from zerda.summarizers.base import DEFAULT_SUMMARY_TOKENS
+from zerda.summarizers._base import DEFAULT_SUMMARY_TOKENS
 from zerda_cli import render
 from zerda_cli.options.params import HomeOpt, JsonOpt, SessionArg, StoreOpt, open_store, usage_error
 
@@ -63,7 +63,7 @@ def summarize(
     location: StoreOpt = None,
 ) -> None:
     """Summarize every turn of a session and store it; `zerda show` shows it first."""
-    from zerda.memory.summary import summarize_session
+    from zerda.memory._summary import summarize_session
 
     flags = {
         "command": command,

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 from zerda.errors import NotFoundError
 
 if TYPE_CHECKING:
-    from zerda.memory.base import BaseMemory
+    from zerda.memory._base import BaseMemory
     from zerda.store.base import Store
 
 

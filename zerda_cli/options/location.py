@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from zerda.store.postgres.urls import is_url, redact
+from zerda.store.postgres._urls import is_url, redact
 from zerda_cli.options.paths import resolve_home
 
 VARIABLE = "ZERDA_STORE"

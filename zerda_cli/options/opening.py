@@ -26,7 +26,7 @@ def open_store(
     `lenient` skips damaged lines, counted into one warning at the end (see
     `zerda_cli.options.lenient`). Entities are extracted on write only where `extract_entities`
     says (a short command leaves them to `zerda entities`, as an import does)."""
-    from zerda.store.opening import open_store as open_location
+    from zerda.store._opening import open_store as open_location
     from zerda_cli.options.location import store_location
 
     if store is not None and home is not None:

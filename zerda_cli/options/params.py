@@ -10,8 +10,8 @@ from typing import Annotated, Any
 import typer
 from typer._click.exceptions import UsageError
 
+from zerda._paths import SESSION_ID
 from zerda.errors import ZerdaError
-from zerda.paths import SESSION_ID
 from zerda.store.base import Store
 from zerda_cli.options.inputs import argument
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from zerda.paths import platform_dir
+from zerda._paths import platform_dir
 
 
 def explicit_home(home: str | os.PathLike[str] | None = None) -> Path | None:

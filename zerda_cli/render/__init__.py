@@ -17,11 +17,11 @@ from typing import TYPE_CHECKING, Any
 from zerda_cli.render.sanitize import neutralize, one_line, to_json
 
 if TYPE_CHECKING:  # `formats` and what it shows load with the first output that needs them
-    from zerda.memory.base import BaseMemory
+    from zerda.memory._base import BaseMemory
     from zerda.messages import Message, Session, Summary
-    from zerda.store.matching import Matcher
-    from zerda.store.overview import SessionOverview
-    from zerda.store.stats import SessionStats
+    from zerda.store._matching import Matcher
+    from zerda.store._overview import SessionOverview
+    from zerda.store._stats import SessionStats
 
 # The longest opening words a listing shows of a session without a title.
 LABEL_CHARS = 50

@@ -10,8 +10,8 @@ from zerda_cli import render
 from zerda_cli.render.formats import table_lines
 
 if TYPE_CHECKING:
+    from zerda._usage import ModelUsage
     from zerda.store.base import Store
-    from zerda.usage import ModelUsage
 
 
 def model_table_lines(figures: list[ModelUsage]) -> Iterator[str]:
@@ -34,7 +34,7 @@ def model_table_lines(figures: list[ModelUsage]) -> Iterator[str]:
 
 def show_models(store: Store, session_id: str, as_json: bool) -> None:
     """`zerda stats SESSION --models`: the figures per backend and model, as a table or JSON."""
-    from zerda.usage import usage_by_model
+    from zerda._usage import usage_by_model
 
     figures = usage_by_model(store.iter_messages(session_id))
     if as_json:

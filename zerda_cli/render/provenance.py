@@ -13,7 +13,7 @@ from zerda_cli.render.sanitize import one_line
 if TYPE_CHECKING:
     from zerda.messages import Message
 
-# `zerda.clients.base.PROVENANCE_KEY`: a message without it loads no client module.
+# `zerda.clients._base.PROVENANCE_KEY`: a message without it loads no client module.
 PROVENANCE_KEY = "zerda.provenance"
 
 
@@ -32,7 +32,7 @@ def provenance_label(message: Message) -> str | None:
     """
     if PROVENANCE_KEY not in message.metadata:
         return None
-    from zerda.clients.base import Provenance
+    from zerda.clients._base import Provenance
 
     made = Provenance.from_metadata(message.metadata)
     if made is None:

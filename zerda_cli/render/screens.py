@@ -11,8 +11,8 @@ from rich.table import Table
 from rich.text import Text
 
 from zerda.messages import Message, Session
-from zerda.store.overview import SessionOverview
-from zerda.store.stats import SessionStats
+from zerda.store._overview import SessionOverview
+from zerda.store._stats import SessionStats
 from zerda_cli.render.formats import Totals, entities_label, match_parts
 from zerda_cli.render.pieces import (
     ROLE_STYLES,
@@ -27,8 +27,8 @@ from zerda_cli.render.pieces import (
 )
 
 if TYPE_CHECKING:
-    from zerda.memory.base import BaseMemory
-    from zerda.store.matching import Matcher
+    from zerda.memory._base import BaseMemory
+    from zerda.store._matching import Matcher
 
 HIGHLIGHT = "bold reverse"
 

@@ -5,6 +5,6 @@ known by its first name, `SessionStore`).
 the file format, `reader` turns a file into records, `search` scans files fast.
 """
 
-from zerda.store.files.store import FileStore, SessionStore
+from zerda.store.files._store import FileStore, SessionStore
 
 __all__ = ["FileStore", "SessionStore"]
