@@ -60,6 +60,17 @@ def parse_time(text: str) -> datetime:
     return datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 
+def role_type_in(data: dict[str, Any]) -> str:
+    """The role type a stored or exported message's dict gives: "" (derive it) when it
+    gives none; an empty one is refused, as any type zerda does not know."""
+    value = data.get("role_type")
+    if value is None:
+        return ""
+    if value == "":
+        raise InvalidMessageError(f"unknown role_type '' (expected one of {', '.join(ROLE_TYPES)})")
+    return value  # type: ignore[no-any-return]  # checked by Message
+
+
 def role_type_of(role: str) -> str:
     """The role type a role name implies: `human` is a user, `ai` an assistant, `Alice` norole."""
     return ROLE_TYPE_OF.get(role.strip().casefold(), "norole")
@@ -261,7 +272,7 @@ class Message:
                 uuid=data.get("uuid"),
                 created_at=_time_or_none(data.get("created_at")),
                 token_count=data.get("token_count"),
-                role_type=data.get("role_type", ""),
+                role_type=role_type_in(data),
                 extra=data.get("extra") or {},
                 entities=entities_of(data.get("entities")),
             )

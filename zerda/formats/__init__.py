@@ -1,4 +1,5 @@
 """Mappings between zerda's messages and foreign message formats, one module per format."""
 
-# The formats are the public modules `zerda.formats.openai` and `zerda.formats.langchain`.
-__all__ = ["langchain", "openai"]
+# The formats are the public modules `zerda.formats.openai` and `zerda.formats.langchain`,
+# imported by name (a star import brings nothing).
+__all__: list[str] = []

@@ -15,7 +15,7 @@ import re
 from typing import Any
 
 from zerda.errors import InvalidMessageError
-from zerda.messages import ROLE_TYPE_OF, Entities, Message, entities_of, parse_time
+from zerda.messages import ROLE_TYPE_OF, Entities, Message, entities_of, parse_time, role_type_in
 
 OPENAI_ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "function"})
 # How a message whose role is not an OpenAI role is sent: by its role type, with the
@@ -78,7 +78,7 @@ def from_openai(item: dict[str, Any]) -> Message:
         uuid=item.get("uuid"),
         created_at=_time(item.get("created_at")),
         token_count=item.get("token_count"),
-        role_type=item.get("role_type", ""),
+        role_type=role_type_in(item),
         extra=extra,
         entities=entities,
     )

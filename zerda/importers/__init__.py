@@ -3,7 +3,7 @@
 `detect(path)` names the format of an export, `read(path, fmt)` yields its
 conversations one at a time (`base.Conversation`, or a `base.Problem` in place of one
 that cannot be read), and `import_conversations(store, found)` checks and writes them,
-returning a `Report`. Each format is a module `zerda.importers.<format>` with a
+returning a `Report`. Each format is a module `zerda.importers._<format>` with a
 `read(path)`, imported only when used.
 
 zerda's own export and OpenAI message arrays (`zerda`, `openai`) are one session's
@@ -48,7 +48,7 @@ def read(path: Path, fmt: str) -> Iterator[Found]:
     try:
         module = importlib.import_module(f"zerda.importers._{fmt}")
     except ModuleNotFoundError as exc:
-        if exc.name != f"zerda.importers.{fmt}":
+        if exc.name != f"zerda.importers._{fmt}":
             raise
         raise ImportFailed(f"this zerda cannot read {fmt} exports yet") from None
     found: Iterator[Found] = module.read(path)

@@ -34,7 +34,8 @@ def found_in(
             if session_id is not None:
                 raise
     hits.sort(key=lambda hit: hit[:3])
-    return ((sid, message) for _, sid, _, message in hits)
+    for _, sid, _, message in hits:
+        yield sid, message
 
 
 def last_ask(messages: list[Message]) -> int | None:

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any
+from typing import Any, overload
 
 from zerda._paths import validate_session_id
 from zerda.errors import (
@@ -72,13 +72,12 @@ class InMemoryStore(Store):
         """Create the session, or update it as `update_session` does if it exists."""
         validate_session_id(session_id)
         with self._lock:
-            if session_id in self._sessions:
-                return self.update_session(session_id, user_id, metadata)
             facts = merged_metadata({}, _metadata(metadata))
-            _storable(facts, "session's metadata")
-            made = Session(session_id, user_id, facts, created_at or utc_now())
+            if session_id in self._sessions:
+                return self.update_session(session_id, user_id, facts)
+            made = _kept(Session(session_id, user_id, facts, created_at or utc_now()))
             self._sessions[session_id] = _Held(made)
-            return made
+            return _kept(made)
 
     def update_session(
         self, session_id: str, user_id: str | None = None, metadata: dict[str, Any] | None = None
@@ -88,15 +87,14 @@ class InMemoryStore(Store):
             held = self._held(session_id)
             old = held.session
             facts = merged_metadata(old.metadata, _metadata(metadata))
-            _storable(facts, "session's metadata")
-            held.session = Session(old.id, old.user_id if user_id is None else user_id, facts,
-                                   old.created_at)  # fmt: skip
-            return held.session
+            user = old.user_id if user_id is None else user_id
+            held.session = _kept(Session(old.id, user, facts, old.created_at))
+            return _kept(held.session)
 
     def get_session(self, session_id: str) -> Session:
         """The session's id, user, metadata and creation time."""
         with self._lock:
-            return self._held(session_id).session
+            return _kept(self._held(session_id).session)
 
     def session_ids(self) -> list[str]:
         """The ids of all sessions, sorted."""
@@ -125,12 +123,9 @@ class InMemoryStore(Store):
         """Add the messages (a uuid the session holds replaces that message in place,
         its time kept unless given) and the summary, in one step."""
         validate_session_id(session_id)
-        batch = last_wins(memory.messages)
+        batch = [_kept(m) for m in last_wins(memory.messages)]
         summary = self._stamp_summary(memory.summary)
-        for message in batch:
-            _storable(message.to_dict(), "message")
-        if summary is not None:
-            _storable(summary.to_dict(), "summary")
+        summary = _kept(summary) if summary is not None else None
         with self._lock:
             held = self._sessions.get(session_id) or _Held(Session(session_id, None, {}, utc_now()))
             where = {m.uuid: n for n, m in enumerate(held.messages)}
@@ -139,15 +134,15 @@ class InMemoryStore(Store):
             for message in batch:
                 at = where.get(message.uuid) if message.uuid else None
                 if at is None:
-                    stored.append(self._stamp(message))
+                    stored.append(_kept(self._stamp(message)))
                     messages.append(stored[-1])
                 else:
-                    stored.append(self._revised(messages[at], message))
+                    stored.append(_kept(self._revised(messages[at], message)))
                     messages[at] = stored[-1]
             held.messages = messages
             held.summary = summary or held.summary
             self._sessions[session_id] = held
-        return stored
+        return [_kept(m) for m in stored]
 
     def _revised(self, old: Message, new: Message) -> Message:
         """`new` in place of `old`: old's time unless new has one, counted now."""
@@ -162,30 +157,30 @@ class InMemoryStore(Store):
     def set_summary(self, session_id: str, summary: Summary | str) -> Summary:
         """Record the session's running summary (the latest one wins)."""
         validate_session_id(session_id)
-        stored = self._stamp_summary(summary)
-        assert stored is not None
-        _storable(stored.to_dict(), "summary")
+        stamped = self._stamp_summary(summary)
+        assert stamped is not None
+        stored = _kept(stamped)
         with self._lock:
             if session_id not in self._sessions:
                 self._sessions[session_id] = _Held(Session(session_id, None, {}, utc_now()))
             self._sessions[session_id].summary = stored
-        return stored
+        return _kept(stored)
 
     def get_summary(self, session_id: str) -> Summary | None:
         """The latest summary, or None."""
         with self._lock:
-            return self._held(session_id).summary
+            found = self._held(session_id).summary
+        return _kept(found) if found is not None else None
 
     def iter_messages(self, session_id: str) -> Iterator[Message]:
         """Every message, oldest first (as they were when asked)."""
         with self._lock:
-            return iter(list(self._held(session_id).messages))
+            held = list(self._held(session_id).messages)
+        return (_kept(m) for m in held)
 
     def replace_messages(self, session_id: str, messages: list[Message]) -> None:
         """Make the session's messages exactly `messages`, in one step."""
-        stored = [self._stamp(m) for m in last_wins(messages)]
-        for message in stored:
-            _storable(message.to_dict(), "message")
+        stored = [_kept(self._stamp(m)) for m in last_wins(messages)]
         with self._lock:
             self._held(session_id).messages = stored
 
@@ -204,10 +199,28 @@ def _metadata(metadata: object) -> dict[str, Any]:
     return metadata
 
 
-def _storable(value: dict[str, Any], what: str) -> None:
-    """Refuse what the other stores cannot keep either: values that are not JSON, text
-    that is not UTF-8 (a lone surrogate), NaN and infinities."""
+@overload
+def _kept(value: Message) -> Message: ...
+@overload
+def _kept(value: Session) -> Session: ...
+@overload
+def _kept(value: Summary) -> Summary: ...
+def _kept(value: Message | Session | Summary) -> Message | Session | Summary:
+    """A copy of `value` as the other stores give it back: through its JSON form, so
+    nothing the caller holds is shared, times are in UTC and metadata is JSON (tuples
+    become lists). What they cannot keep either is refused: values that are not JSON,
+    text that is not UTF-8 (a lone surrogate), NaN and infinities."""
+    what = type(value).__name__.lower()
     try:
-        json.dumps(value, ensure_ascii=False, allow_nan=False).encode()
-    except (TypeError, ValueError) as exc:
+        text = json.dumps(value.to_dict(), ensure_ascii=False, allow_nan=False)
+        text.encode()
+    except (TypeError, ValueError, OverflowError) as exc:
         raise InvalidMessageError(f"cannot store this {what}: {exc}") from None
+    data = json.loads(text)
+    if isinstance(value, Message):
+        return Message.from_dict(data)
+    if isinstance(value, Session):
+        return Session.from_dict(data)
+    found = Summary.coerce(data)
+    assert found is not None
+    return found

@@ -16,6 +16,7 @@ from zerda.messages import (
     entities_of,
     format_time,
     parse_time,
+    role_type_in,
     utc_now,
 )
 from zerda.store._tally import TALLY, Tally, seal
@@ -248,7 +249,7 @@ def message_from(record: dict[str, Any]) -> Message:
             uuid=record["uuid"],
             created_at=parse_time(record["created_at"]),
             token_count=record.get("token_count"),
-            role_type=record.get("role_type", ""),
+            role_type=role_type_in(record),
             extra=record.get("extra") or {},
             entities=readable_entities(record) if "entities" in record else None,
         )
