@@ -112,6 +112,6 @@ def awk_command(marker: str) -> str:
 
 
 def test_readme_keeps_the_commands_ci_reads() -> None:
-    assert awk_command("<!-- test-command -->") == ".venv/bin/python -m pytest"
+    assert awk_command("<!-- test-command -->") == ".venv/bin/python -m pytest --all"
     setup = awk_command("<!-- setup-command -->")
     assert setup.startswith("python3 -m venv .venv") and setup.endswith("zerda demo")
