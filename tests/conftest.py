@@ -9,11 +9,13 @@ line runs whole; the fast selection is for runs over directories (`tests`, the d
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from types import ModuleType
 
 import markers
 import pytest
+from cli_runner import Runner, in_process, settings
 
 from zerda import SessionStore
 
@@ -95,12 +97,19 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         )
 
 
+@pytest.fixture(autouse=True)
+def no_outside_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test starts without zerda's settings from the environment it was run in
+    (`ZERDA_STORE`, `ZERDA_CONFIG`, `OPENAI_API_KEY`, ...): what a test sets, it sets."""
+    for name in settings(os.environ):
+        monkeypatch.delenv(name)
+
+
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A fresh data home, also exported as ZERDA_HOME for code that reads the environment."""
     path = tmp_path / "home"
     monkeypatch.setenv("ZERDA_HOME", str(path))
-    monkeypatch.delenv("ZERDA_STORE", raising=False)  # a store chosen outside the tests
     return path
 
 
@@ -108,3 +117,13 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def store(home: Path) -> SessionStore:
     """A store on `home`; fsync off, since no test here cuts the power."""
     return SessionStore(home, fsync=False)
+
+
+@pytest.fixture
+def zerda(
+    home: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> Runner:
+    """`zerda(*args, stdin=b"", env=None, home=home)`: the command run in this process on
+    `home` (tests/cli_runner.py), giving a Result; `cli_runner.process` runs it as a real
+    process."""
+    return in_process(home, capsys, monkeypatch)

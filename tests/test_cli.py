@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import io
 import json
 import subprocess
 import sys
-import warnings
 from pathlib import Path
 
 import pytest
@@ -19,7 +17,6 @@ from zerda.memory import (
 )
 from zerda.store._matching import Matcher
 from zerda.tokens import TokenCounter
-from zerda_cli.__main__ import main
 from zerda_cli.render.formats import match_parts
 
 TURNS = [
@@ -27,32 +24,6 @@ TURNS = [
     ("And of Italy?", "Rome, since 1871."),
     ("Which is bigger?", "Rome has about 2.8 million people, Paris about 2.1 million."),
 ]
-
-
-class Result:
-    """Exit code and captured output of one in-process run."""
-
-    def __init__(self, code: int, out: str, err: str) -> None:
-        self.code, self.out, self.err = code, out, err
-
-    def json(self) -> object:
-        return json.loads(self.out)
-
-
-@pytest.fixture
-def zerda(
-    home: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> object:
-    """Run `zerda ARGS` in-process with `stdin` bytes; returns a Result."""
-    monkeypatch.setattr(warnings, "showwarning", warnings.showwarning)
-
-    def run(*args: str, stdin: bytes = b"") -> Result:
-        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin)))
-        code = main(list(args))
-        captured = capsys.readouterr()
-        return Result(code, captured.out, captured.err)
-
-    return run
 
 
 @pytest.fixture

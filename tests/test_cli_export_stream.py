@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import subprocess
@@ -10,8 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from zerda_cli.__main__ import main
+from cli_runner import Runner
 
 HEADER = {
     "type": "session",
@@ -263,45 +261,43 @@ def write_session(home: Path, records: list[dict[str, object]]) -> None:
     (home / "sessions" / f"{records[0]['id']}.jsonl").write_text("".join(lines), encoding="utf-8")
 
 
-def run(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, *args: str) -> str:
+def run(zerda: Runner, *args: str) -> str:
     """stdout of `zerda ARGS` run in-process, which must succeed without a warning."""
-    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"")))
-    code = main(list(args))
-    captured = capsys.readouterr()
-    assert code == 0 and "warning" not in captured.err and "error" not in captured.err
-    return captured.out
+    done = zerda(*args)
+    assert done.code == 0 and "warning" not in done.err and "error" not in done.err
+    return done.out
 
 
 @pytest.mark.parametrize("fmt", sorted(EXPECTED))
 def test_export_and_show_write_exactly_the_documented_output(
-    fmt: str, home: Path, tmp_path: Path, capsys, monkeypatch
+    fmt: str, home: Path, tmp_path: Path, zerda: Runner
 ) -> None:
     write_session(home, RECORDS)
-    assert run(capsys, monkeypatch, "export", "g", "--format", fmt) == EXPECTED[fmt]
+    assert run(zerda, "export", "g", "--format", fmt) == EXPECTED[fmt]
     show_option = {"json": ["--json"], "jsonl": ["--jsonl", "--with-session"]}.get(
         fmt, ["--format", fmt]
     )
-    assert run(capsys, monkeypatch, "show", "g", *show_option) == EXPECTED[fmt]
+    assert run(zerda, "show", "g", *show_option) == EXPECTED[fmt]
     target = tmp_path / f"g.{fmt}"
-    run(capsys, monkeypatch, "export", "g", "--format", fmt, "-o", str(target))
+    run(zerda, "export", "g", "--format", fmt, "-o", str(target))
     assert target.read_text(encoding="utf-8") == EXPECTED[fmt]
     assert target.stat().st_mode & 0o777 == 0o600
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
 
 
 @pytest.mark.parametrize("fmt", sorted(EMPTY))
-def test_export_of_a_session_without_messages(fmt: str, home: Path, capsys, monkeypatch) -> None:
+def test_export_of_a_session_without_messages(fmt: str, home: Path, zerda: Runner) -> None:
     write_session(home, [{**HEADER, "id": "e", "user_id": None, "metadata": {}}])
-    assert run(capsys, monkeypatch, "export", "e", "--format", fmt) == EMPTY[fmt]
+    assert run(zerda, "export", "e", "--format", fmt) == EMPTY[fmt]
 
 
-def test_show_last_still_reads_only_the_end(home: Path, capsys, monkeypatch) -> None:
+def test_show_last_still_reads_only_the_end(home: Path, zerda: Runner) -> None:
     write_session(home, RECORDS)
-    lines = run(capsys, monkeypatch, "show", "g", "--jsonl", "--last", "2").splitlines(True)
+    lines = run(zerda, "show", "g", "--jsonl", "--last", "2").splitlines(True)
     expected = EXPECTED["jsonl"].splitlines(True)
     assert "".join(lines) == "".join(expected[-2:])  # the last 2 messages, nothing else
     args = ("show", "g", "--jsonl", "--with-session", "--last", "2")
-    with_session = run(capsys, monkeypatch, *args).splitlines(True)
+    with_session = run(zerda, *args).splitlines(True)
     assert "".join(with_session) == "".join(expected[:2] + expected[-2:])  # session, summary
 
 

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import io
 import json
 import subprocess
 import sys
-import warnings
 from pathlib import Path
 from typing import Any
 
@@ -16,30 +14,8 @@ from chat_server import chat_server
 from bench.summaries import FACTS, kept, planted_turns
 from zerda import SessionStore
 from zerda.tokens import count_tokens
-from zerda_cli.__main__ import main
 
 ZERDA = str(Path(sys.executable).parent / "zerda")
-
-
-class Result:
-    def __init__(self, code: int, out: str, err: str) -> None:
-        self.code, self.out, self.err = code, out, err
-
-
-@pytest.fixture
-def zerda(home: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Any:
-    """Run `zerda ARGS` in-process; returns a Result."""
-    monkeypatch.setattr(warnings, "showwarning", warnings.showwarning)
-    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"")))
-    for name in ("ZERDA_API_KEY", "OPENAI_API_KEY", "ZERDA_COMMAND", "ZERDA_BASE_URL"):
-        monkeypatch.delenv(name, raising=False)
-
-    def run(*args: str) -> Result:
-        code = main(list(args))
-        captured = capsys.readouterr()
-        return Result(code, captured.out, captured.err)
-
-    return run
 
 
 @pytest.fixture
