@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from collections.abc import Iterable
 from pathlib import Path
+
+from cli_runner import Result, process
 
 from zerda import SessionStore
 from zerda.importers import import_conversations
 from zerda.importers._base import Conversation, Found, Problem
-
-ZERDA = Path(sys.executable).with_name("zerda")
 
 
 def conversations(found: Iterable[Found]) -> list[Conversation]:
@@ -34,8 +31,7 @@ def store_bytes(store: SessionStore) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(Path(store.sessions_dir).iterdir())}
 
 
-def zerda_import(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """The installed `zerda import ARGS` on data directory `home`, as a real subprocess."""
-    env = {k: v for k, v in os.environ.items() if k not in ("ZERDA_HOME", "ZERDA_STORE")}
-    command = [str(ZERDA), "import", "--home", str(home), *args]
-    return subprocess.run(command, capture_output=True, text=True, env=env, timeout=120)
+def zerda_import(home: Path, *args: str) -> Result:
+    """The installed `zerda import ARGS` on data directory `home` (given as `--home`, with
+    ZERDA_HOME unset), as a real process."""
+    return process(None, "import", "--home", str(home), *args)

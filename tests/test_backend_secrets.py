@@ -9,8 +9,6 @@ from __future__ import annotations
 import io
 import itertools
 import json
-import os
-import subprocess
 import sys
 import threading
 from collections.abc import Iterator
@@ -20,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_runner import Result, process
 from hypothesis import given
 from hypothesis import strategies as st
 from rich.console import Console
@@ -34,7 +33,6 @@ from zerda_cli.chat.repl import Chat
 from zerda_cli.chat.view import ChatView
 
 KEY = "sk-test-0123456789abcdef"
-ZERDA = str(Path(sys.executable).parent / "zerda")
 CONTEXT = [{"role": "user", "content": "hi"}]
 
 
@@ -233,16 +231,13 @@ def test_a_command_printing_the_key_from_its_environment_is_redacted(tmp_path: P
 # -- end to end -----------------------------------------------------------------------------
 
 
-def run_chat(home: Path, base_url: str, stdin: bytes) -> subprocess.CompletedProcess[bytes]:
-    env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "ZERDA_CONFIG")}
-    env.update({"ZERDA_HOME": str(home), "ZERDA_API_KEY": KEY})
-    return subprocess.run(
-        [ZERDA, "chat", "s", "--backend", "openai", "--base-url", base_url, "--model", "m"],
-        input=stdin,
-        capture_output=True,
-        env=env,
+def run_chat(home: Path, base_url: str, stdin: bytes) -> Result:
+    return process(
+        home,
+        *("chat", "s", "--backend", "openai", "--base-url", base_url, "--model", "m"),
+        stdin=stdin,
+        env={"ZERDA_API_KEY": KEY},
         timeout=60,
-        check=False,
     )
 
 
@@ -251,9 +246,9 @@ def test_zerda_chat_piped_never_shows_or_stores_the_key(tmp_path: Path) -> None:
     with hostile() as server:
         replies = run_chat(home, server.url("stream"), b"tell me\nagain\n")
         errors = run_chat(home, server.url("html-500"), b"and now?\n")
-    assert replies.returncode == 0, replies.stderr
+    assert replies.code == 0, replies.stderr
     assert replies.stdout.decode().count("your key is [key], and again: Bearer [key].") == 2
-    assert errors.returncode == 1 and errors.stderr.decode().startswith("error: line 1: HTTP 500")
+    assert errors.code == 1 and errors.stderr.decode().startswith("error: line 1: HTTP 500")
     files = [p for p in home.rglob("*") if p.is_file()]
     assert any(p.name == "s.jsonl" for p in files)
     for output in (replies.stdout, replies.stderr, errors.stdout, errors.stderr):

@@ -5,17 +5,16 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from cli_runner import ZERDA
 
 from zerda import SessionStore
 
 TMUX = shutil.which("tmux")
-ZERDA = str(Path(sys.executable).parent / "zerda")
 pytestmark = pytest.mark.skipif(TMUX is None and not os.environ.get("CI"), reason="no tmux")
 
 

@@ -14,9 +14,9 @@ import sys
 import textwrap
 from pathlib import Path
 
-from zerda import SessionStore
+from cli_runner import ZERDA
 
-ZERDA = str(Path(sys.executable).parent / "zerda")
+from zerda import SessionStore
 
 MODEL = textwrap.dedent(
     """

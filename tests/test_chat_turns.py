@@ -7,13 +7,12 @@ from __future__ import annotations
 
 import io
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 from chat_server import chat_server
+from cli_runner import process
 from rich.console import Console
 
 from zerda.clients import ClientError, CommandClient, OpenAIClient
@@ -234,26 +233,16 @@ def test_a_piped_line_over_the_limit_is_refused_without_being_held_whole(
 
 # -- provenance on the command line -----------------------------------------------------------
 
-ZERDA = str(Path(sys.executable).with_name("zerda"))
-
-
-def zerda(home: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ZERDA_", "OPENAI_"))}
-    env["ZERDA_HOME"] = str(home)
-    return subprocess.run(
-        [ZERDA, *args], input=stdin, env=env, capture_output=True, text=True, timeout=60
-    )
-
 
 def test_show_and_stats_models_say_where_replies_came_from(home: Path, tmp_path: Path) -> None:
     script = tmp_path / "bot.py"
     script.write_text("import sys\nsys.stdin.read()\nprint('beep')\n")
     with chat_server() as server:
         url = server.url("usage")
-        chatted = zerda(
+        chatted = process(
             home, "chat", "pm", "--backend", "openai", "--base-url", url, stdin="a\nb\n"
         )
-        cut = zerda(
+        cut = process(
             home,
             "chat",
             "pm",
@@ -263,20 +252,20 @@ def test_show_and_stats_models_say_where_replies_came_from(home: Path, tmp_path:
             server.url("length"),
             stdin="c\n",
         )
-    assert chatted.returncode == 0, chatted.stderr
-    assert cut.returncode == 0 and "the reply was cut short" in cut.stderr
+    assert chatted.code == 0, chatted.err
+    assert cut.code == 0 and "the reply was cut short" in cut.err
     assert (
-        zerda(home, "chat", "pm", "--command", f"{sys.executable} {script}", stdin="d\n").returncode
+        process(home, "chat", "pm", "--command", f"{sys.executable} {script}", stdin="d\n").code
         == 0
     )
-    assert zerda(home, "add", "pm", "typed question", "typed answer").returncode == 0
+    assert process(home, "add", "pm", "typed question", "typed answer").code == 0
 
-    shown = zerda(home, "show", "pm").stdout
+    shown = process(home, "show", "pm").out
     assert "(served-m (openai) · first byte " in shown and " · 3 in, 2 out)" in shown
     assert "cut short: length" in shown
     assert "beep" in shown and "bot.py (command)" in shown
 
-    table = zerda(home, "stats", "pm", "--models").stdout.splitlines()
+    table = process(home, "stats", "pm", "--models").out.splitlines()
     assert table[0].split() == [
         "BACKEND",
         "MODEL",
@@ -287,7 +276,7 @@ def test_show_and_stats_models_say_where_replies_came_from(home: Path, tmp_path:
         "SERVER_OUT",
     ]
     assert table[1].split() == ["openai", "served-m", "3", "9", "1", "9", "6"]
-    figures = json.loads(zerda(home, "stats", "pm", "--models", "--json").stdout)["models"]
+    figures = json.loads(process(home, "stats", "pm", "--models", "--json").out)["models"]
     assert [(f["backend"], f["replies"]) for f in figures] == [
         ("openai", 3),
         ("-", 1),

@@ -3,55 +3,41 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from cli_runner import ZERDA, environment, process
 
 from zerda import SessionStore
 
-ZERDA = str(Path(sys.executable).parent / "zerda")
 COMPLETIONS = Path(__file__).resolve().parent.parent / "completions"
 SHELL_FILES = {"bash": "zerda.bash", "zsh": "_zerda", "fish": "zerda.fish"}
 
 
-def run(
-    *args: str, home: Path | None, stdin: bytes = b"", env: dict[str, str] | None = None
-) -> subprocess.CompletedProcess[bytes]:
-    """`zerda ARGS` with ZERDA_HOME=home (unset when None), stdin piped, no terminal anywhere."""
-    full = {k: v for k, v in os.environ.items() if k != "ZERDA_HOME"}
-    full.update(env or {})
-    if home is not None:
-        full["ZERDA_HOME"] = str(home)
-    return subprocess.run(
-        [ZERDA, *args], input=stdin, capture_output=True, env=full, timeout=60, check=False
-    )
-
-
 def test_ten_megabyte_message_from_stdin_round_trips(home: Path) -> None:
     big = ("0123456789abcdef" * 655_360)[:10_000_000] + "\nend ü"
-    added = run("add", "big", "-", "short answer", home=home, stdin=big.encode())
-    assert added.returncode == 0, added.stderr
-    shown = run("show", "big", "--jsonl", home=home)
+    added = process(home, "add", "big", "-", "short answer", stdin=big)
+    assert added.code == 0, added.stderr
+    shown = process(home, "show", "big", "--jsonl")
     assert json.loads(shown.stdout.splitlines()[0])["content"] == big
-    text = run("show", "big", home=home).stdout.decode()
+    text = process(home, "show", "big").out
     assert big.replace("\n", "\n  ") in text
 
 
 def test_piped_output_is_plain(home: Path) -> None:
-    run("add", "s", "hello", "world", home=home)
+    process(home, "add", "s", "hello", "world")
     for args in (("show", "s"), ("stats", "s"), ("sessions",), ("search", "hello")):
-        result = run(*args, home=home, env={"TERM": "xterm-256color", "FORCE_COLOR": "1"})
-        assert result.returncode == 0 and b"\x1b" not in result.stdout, args
+        result = process(home, *args, env={"TERM": "xterm-256color", "FORCE_COLOR": "1"})
+        assert result.code == 0 and b"\x1b" not in result.stdout, args
         assert "╭".encode() not in result.stdout
 
 
 def test_home_option_overrides_the_environment(home: Path, tmp_path: Path) -> None:
     other = tmp_path / "other"
-    assert run("add", "s", "a", "b", "--home", str(other), home=home).returncode == 0
+    assert process(home, "add", "s", "a", "b", "--home", str(other)).code == 0
     assert SessionStore(other).exists("s") and not SessionStore(home).exists("s")
 
 
@@ -63,7 +49,7 @@ def test_broken_pipe_is_quiet(home: Path) -> None:
         f"'{ZERDA}' show long | head -n 1",
         shell=True,
         capture_output=True,
-        env={**os.environ, "ZERDA_HOME": str(home)},
+        env=environment(home),
         timeout=60,
         check=False,
     )
@@ -80,8 +66,8 @@ def test_python_dash_m_runs_the_command(home: Path) -> None:
 
 @pytest.mark.parametrize("shell", sorted(SHELL_FILES))
 def test_completion_scripts_are_current(shell: str) -> None:
-    generated = run(home=None, env={"_ZERDA_COMPLETE": f"source_{shell}"})
-    assert generated.returncode == 0
+    generated = process(None, env={"_ZERDA_COMPLETE": f"source_{shell}"})
+    assert generated.code == 0
     assert generated.stdout == (COMPLETIONS / SHELL_FILES[shell]).read_bytes(), (
         f"regenerate: _ZERDA_COMPLETE=source_{shell} zerda > completions/{SHELL_FILES[shell]}"
     )
@@ -95,9 +81,9 @@ def complete_bash(words: str, home: Path | None) -> list[str]:
         "COMP_WORDS": words,
         "COMP_CWORD": str(len(parts) - 1),
     }
-    result = run(home=home, env=env)
-    assert result.returncode == 0, result.stderr
-    return result.stdout.decode().split()
+    result = process(home, env=env)
+    assert result.code == 0, result.stderr
+    return result.out.split()
 
 
 def test_session_arguments_complete_existing_sessions(home: Path, tmp_path: Path) -> None:
@@ -115,9 +101,9 @@ def test_session_arguments_complete_existing_sessions(home: Path, tmp_path: Path
 
 def test_demo_runs_without_configuration_or_terminal(tmp_path: Path) -> None:
     env = {"CI": "true", "HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path / "data")}
-    result = run("demo", home=None, env=env)
-    assert result.returncode == 0, result.stderr
-    out = result.stdout.decode()
+    result = process(None, "demo", env=env)
+    assert result.code == 0, result.stderr
+    out = result.out
     for section in ("zerda show demo", "zerda stats demo", "zerda window demo -k 2"):
         assert f"==> {section}" in out
     assert "==> zerda context demo --memory token" in out and "==> zerda search" in out
@@ -129,8 +115,8 @@ def test_demo_runs_without_configuration_or_terminal(tmp_path: Path) -> None:
 
 def test_demo_with_home_keeps_the_session_and_never_overwrites(tmp_path: Path) -> None:
     kept = tmp_path / "kept"
-    assert run("demo", "--home", str(kept), home=None).returncode == 0
-    assert run("demo", "--home", str(kept), home=None).returncode == 0
+    assert process(None, "demo", "--home", str(kept)).code == 0
+    assert process(None, "demo", "--home", str(kept)).code == 0
     assert SessionStore(kept).session_ids() == ["demo", "demo-2"]
 
 
@@ -141,7 +127,7 @@ def complete(shell: str, words: str) -> list[str]:
     env = {"_ZERDA_COMPLETE": f"complete_{shell}", "_TYPER_COMPLETE_ARGS": words}
     if shell == "fish":
         env["_TYPER_COMPLETE_FISH_ACTION"] = "get-args"
-    out = run(home=None, env=env).stdout.decode()
+    out = process(None, env=env).out
     if shell == "fish":
         return [line.split("\t")[0] for line in out.splitlines()]
     assert out.startswith("_arguments '*: :((") and out.rstrip().endswith("))'"), out
@@ -183,24 +169,24 @@ def test_zsh_completion_descriptions_keep_their_apostrophes() -> None:
 def test_help_shows_no_type_after_flags_and_arguments_by_name() -> None:
     env = {"COLUMNS": "120", "TERM": "dumb"}
     for command in ("chat", "add", "show", "stats", "export"):
-        shown = run(command, "--help", home=None, env=env).stdout.decode()
+        shown = process(None, command, "--help", env=env).out
         assert "<bool>" not in shown and "<str>" not in shown and "{" not in shown, command
-    add = run("add", "--help", home=None, env=env).stdout.decode()
+    add = process(None, "add", "--help", env=env).out
     assert "zerda add [OPTIONS] SESSION (INPUT OUTPUT | CONTENT)..." in add
-    assert "zerda chat [OPTIONS] [SESSION]" in run("chat", "-h", home=None, env=env).stdout.decode()
+    assert "zerda chat [OPTIONS] [SESSION]" in process(None, "chat", "-h", env=env).out
 
 
 def test_a_home_that_is_not_a_directory_is_one_error_line(tmp_path: Path) -> None:
     afile = tmp_path / "afile"
     afile.write_text("not a directory")
     for args in (("sessions",), ("show", "s"), ("add", "s", "q", "a"), ("stats", "s")):
-        result = run(*args, "--home", str(afile), home=None)
-        assert result.returncode == 2, args
-        assert result.stderr.decode() == (
+        result = process(None, *args, "--home", str(afile))
+        assert result.code == 2, args
+        assert result.err == (
             f"error: --home {afile} is not a directory (see 'zerda {args[0]} --help')\n"
         )
-    by_environment = run("sessions", home=afile)
-    assert by_environment.returncode == 2 and b"ZERDA_HOME" in by_environment.stderr
+    by_environment = process(afile, "sessions")
+    assert by_environment.code == 2 and b"ZERDA_HOME" in by_environment.stderr
     assert afile.read_text() == "not a directory"
 
 
@@ -210,9 +196,9 @@ def test_empty_messages_are_refused_and_nothing_is_written(home: Path) -> None:
         (("s", "question", "  "), "OUTPUT"),
         (("s", "--role", "user", ""), "CONTENT"),
     ]:
-        result = run("add", *args, home=home)
-        assert result.returncode == 2, args
-        assert result.stderr.decode().startswith(f"error: {name} is empty; nothing was written")
+        result = process(home, "add", *args)
+        assert result.code == 2, args
+        assert result.err.startswith(f"error: {name} is empty; nothing was written")
     assert not SessionStore(home).exists("s")
 
 
@@ -220,19 +206,19 @@ def test_fifty_megabytes_from_stdin_are_refused_in_one_line_and_nothing_is_writt
     home: Path,
 ) -> None:
     big = b"0123456789abcdef" * (50 * 1024 * 1024 // 16)
-    result = run("add", "big", "-", "answer", home=home, stdin=big)
-    assert result.returncode == 1
-    assert result.stderr.decode() == (
+    result = process(home, "add", "big", "-", "answer", stdin=big)
+    assert result.code == 1
+    assert result.err == (
         "error: stdin is larger than 16.0 MiB, the limit per message; nothing was written\n"
     )
     assert not SessionStore(home).exists("big")
     just_under = b"x" * (16 * 1024 * 1024)
-    assert run("add", "big", "-", "answer", home=home, stdin=just_under).returncode == 0
-    stats = run("stats", "big", "--json", home=home)
+    assert process(home, "add", "big", "-", "answer", stdin=just_under).code == 0
+    stats = process(home, "stats", "big", "--json")
     assert json.loads(stats.stdout)["messages"] == 2
 
 
 def test_plurals_say_one_message(home: Path) -> None:
-    run("add", "one", "--role", "user", "hello", home=home)
-    cleared = run("clear", "one", "--yes", home=home)
-    assert cleared.stderr.decode() == "cleared session one: 1 message removed\n"
+    process(home, "add", "one", "--role", "user", "hello")
+    cleared = process(home, "clear", "one", "--yes")
+    assert cleared.err == "cleared session one: 1 message removed\n"

@@ -8,27 +8,13 @@ item, however deep, is named while nothing is written. Every run is a real proce
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_runner import process
 
 from zerda import Memory, Message, SessionStore
-
-ZERDA = str(Path(sys.executable).parent / "zerda")
-
-
-def zerda(
-    home: Path, *args: str, stdin: bytes = b"", env: dict[str, str] | None = None
-) -> subprocess.CompletedProcess[bytes]:
-    """`zerda ARGS` as a real process on `home`."""
-    environment = {**os.environ, "ZERDA_HOME": str(home), **(env or {})}
-    return subprocess.run(
-        [ZERDA, *args], input=stdin, capture_output=True, env=environment, timeout=120
-    )
 
 
 def path_of(store: SessionStore, session_id: str = "s") -> Path:
@@ -61,27 +47,27 @@ def big(store: SessionStore) -> str:
 def test_a_big_export_imports_back_byte_for_byte(
     home: Path, big: str, tmp_path: Path, fmt: str, via: str
 ) -> None:
-    first = zerda(home, "export", big, "--format", fmt).stdout
+    first = process(home, "export", big, "--format", fmt).stdout
     assert len(first) > 3_000_000  # three windows
     spool = tmp_path / "spool"
     spool.mkdir()
     if via == "file":
         exported = tmp_path / f"big.{fmt}"
         exported.write_bytes(first)
-        done = zerda(home, "import", "copy", str(exported))
+        done = process(home, "import", "copy", str(exported))
     else:
-        done = zerda(home, "import", "copy", "-", stdin=first, env={"TMPDIR": str(spool)})
-    assert done.returncode == 0 and done.stderr == b"imported 4001 messages into session copy\n"
+        done = process(home, "import", "copy", "-", stdin=first, env={"TMPDIR": str(spool)})
+    assert done.code == 0 and done.stderr == b"imported 4001 messages into session copy\n"
     assert list(spool.iterdir()) == []  # the spooled stdin is gone
-    second = zerda(home, "export", "copy", "--format", fmt).stdout
+    second = process(home, "export", "copy", "--format", fmt).stdout
     assert second == first.replace(b'"id": "big"', b'"id": "copy"')
 
 
 def test_a_pipe_as_the_file_is_read_once_and_spooled(home: Path, big: str) -> None:
-    exported = zerda(home, "export", big).stdout
-    done = zerda(home, "import", "piped", "/dev/stdin", stdin=exported)
-    assert done.returncode == 0, done.stderr
-    assert zerda(home, "export", "piped").stdout == exported.replace(b'"big"', b'"piped"', 1)
+    exported = process(home, "export", big).stdout
+    done = process(home, "import", "piped", "/dev/stdin", stdin=exported)
+    assert done.code == 0, done.stderr
+    assert process(home, "export", "piped").stdout == exported.replace(b'"big"', b'"piped"', 1)
 
 
 @pytest.mark.parametrize("fmt", ["jsonl", "json"])
@@ -104,7 +90,7 @@ def test_reimporting_replaces_in_place_and_repeats_take_the_last_value(
         data = "".join(json.dumps(item) + "\n" for item in edited)
     source = tmp_path / f"edit.{fmt}"
     source.write_text(data)
-    done = zerda(home, "import", "s", str(source))
+    done = process(home, "import", "s", str(source))
     assert done.stderr == b"imported 4 messages into session s\n"
     got = list(store.iter_messages("s"))
     want = [m.content for m in old]
@@ -118,7 +104,7 @@ def test_reimporting_replaces_in_place_and_repeats_take_the_last_value(
 
 def test_repeated_uuids_in_a_new_session_are_stored_once(home: Path, store: SessionStore) -> None:
     items = [{"role": "user", "content": f"v{i}", "uuid": f"u{i % 3}"} for i in range(9)]
-    done = zerda(home, "import", "n", "-", stdin=json.dumps(items).encode())
+    done = process(home, "import", "n", "-", stdin=json.dumps(items).encode())
     assert done.stderr == b"imported 3 messages into session n\n"
     assert [(m.uuid, m.content) for m in store.iter_messages("n")] == [
         ("u0", "v6"),
@@ -146,9 +132,9 @@ def test_a_bad_item_deep_in_a_big_file_writes_nothing(
         source.write_text(json.dumps(items))
     else:
         source.write_text("".join(json.dumps(i) + "\n" for i in items))
-    done = zerda(home, "import", "s", str(source))
-    assert done.returncode == 1 and done.stderr.decode().count("\n") == 1
-    assert needle in done.stderr.decode()
+    done = process(home, "import", "s", str(source))
+    assert done.code == 1 and done.err.count("\n") == 1
+    assert needle in done.err
     assert path_of(store).read_bytes() == before
 
 
@@ -173,9 +159,9 @@ def test_import_errors_name_where_and_write_nothing(
 ) -> None:
     add_turns(store, 1)
     before = path_of(store).read_bytes()
-    done = zerda(home, "import", "s", "-", stdin=data)
-    err = done.stderr.decode()
-    assert done.returncode == 1 and needle in err and err.count("\n") == 1, err
+    done = process(home, "import", "s", "-", stdin=data)
+    err = done.err
+    assert done.code == 1 and needle in err and err.count("\n") == 1, err
     assert path_of(store).read_bytes() == before
 
 
@@ -184,8 +170,8 @@ def test_line_separators_inside_text_stay_inside_their_line(
 ) -> None:
     # zerda's JSON Lines keep U+2028, U+2029 and NEL raw: only "\n" ends a line.
     store.add_message("s", Message("user", "one\u2028two\u2029three\x85four\x1cfive"))
-    exported = zerda(home, "export", "s").stdout
+    exported = process(home, "export", "s").stdout
     assert "\u2028".encode() in exported
-    done = zerda(home, "import", "copy", "-", stdin=exported)
-    assert done.returncode == 0, done.stderr
-    assert zerda(home, "export", "copy").stdout == exported.replace(b'"id": "s"', b'"id": "copy"')
+    done = process(home, "import", "copy", "-", stdin=exported)
+    assert done.code == 0, done.stderr
+    assert process(home, "export", "copy").stdout == exported.replace(b'"id": "s"', b'"id": "copy"')

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import os
 import re
-import sys
 from pathlib import Path
 
 import pexpect
+from cli_runner import ZERDA
 
 from zerda import SessionStore
 
-ZERDA = str(Path(sys.executable).parent / "zerda")
 # Rich's own styling; anything else starting with ESC would have come from stored text.
 SGR = re.compile(rb"\x1b\[[0-9;]*m")
 HOSTILE = "A\x1b]52;c;aGk=\x07B\x1b[2JC\x9b31mD\rE [bold red]F[/] \x1b[31mG"

@@ -6,27 +6,16 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 import warnings
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from cli_runner import process
 
 from zerda import SessionStore
 from zerda.store._tally import SEAL
 from zerda.store.files._sessionfile import NOTE
-
-ZERDA = str(Path(sys.executable).parent / "zerda")
-
-
-def run(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "ZERDA_HOME": str(home)}
-    env.pop("ZERDA_STORE", None)
-    return subprocess.run(
-        [ZERDA, *args], capture_output=True, text=True, env=env, timeout=60, check=False
-    )
 
 
 def readable(home: Path, sid: str = "s") -> list[dict[str, object]]:
@@ -135,23 +124,23 @@ def test_repair_keeps_every_readable_message_and_saves_damaged_lines(
     home: Path, session: Path, kind: str
 ) -> None:
     damage, finding = DAMAGE[kind]
-    healthy = run(home, "doctor")
-    assert healthy.returncode == 0 and healthy.stdout == ""
+    healthy = process(home, "doctor")
+    assert healthy.code == 0 and healthy.out == ""
     saved = damage(session)
     before = readable(home)
-    checked = run(home, "doctor")
-    assert checked.returncode == 1 and finding in checked.stdout, checked.stdout
-    assert all(line.startswith(str(home)) for line in checked.stdout.splitlines())
-    assert run(home, "doctor", "t").returncode == 0  # the other session is fine
-    repaired = run(home, "doctor", "--repair")
-    assert repaired.returncode == 0, repaired.stdout + repaired.stderr
-    assert "repaired: " in repaired.stdout and "left:" not in repaired.stdout
+    checked = process(home, "doctor")
+    assert checked.code == 1 and finding in checked.out, checked.out
+    assert all(line.startswith(str(home)) for line in checked.out.splitlines())
+    assert process(home, "doctor", "t").code == 0  # the other session is fine
+    repaired = process(home, "doctor", "--repair")
+    assert repaired.code == 0, repaired.out + repaired.err
+    assert "repaired: " in repaired.out and "left:" not in repaired.out
     assert [m.to_dict() for m in SessionStore(home).iter_messages("s")] == before
     assert side_bytes(session.parent) == saved
     assert (session.stat().st_mode & 0o777, session.stat().st_nlink) == (0o600, 1)
     assert not list(session.parent.glob(".*.tmp"))
-    again = run(home, "doctor")
-    assert again.returncode == 0 and again.stdout == "", again.stdout
+    again = process(home, "doctor")
+    assert again.code == 0 and again.out == "", again.out
     assert SessionStore(home).session_stats("s").messages == len(before)
 
 
@@ -160,17 +149,17 @@ def test_every_finding_at_once_one_line_each(home: Path, session: Path) -> None:
     wrong_mode(session)
     stray_temp(session)
     (session.parent / ".gone.lock").write_bytes(b"")
-    out = run(home, "doctor").stdout.splitlines()
+    out = process(home, "doctor").out.splitlines()
     assert out == [
         f"{session}: mode 0644, not 0600",
         f"{session}:4: damaged line: not valid JSON (JSONDecodeError)",
         f"{session.parent}/.gone.lock: stray lock file beside no session",
         f"{session.parent}/.s.jsonl.99999999.tmp: stray temp file of a rewrite that died",
     ]
-    only = run(home, "doctor", "s", "--repair")
-    assert only.returncode == 0 and (session.parent / ".gone.lock").exists()
+    only = process(home, "doctor", "s", "--repair")
+    assert only.code == 0 and (session.parent / ".gone.lock").exists()
     assert side_bytes(session.parent) == saved
-    assert run(home, "doctor", "--repair").returncode == 0
+    assert process(home, "doctor", "--repair").code == 0
     assert not (session.parent / ".gone.lock").exists()
 
 
@@ -178,9 +167,9 @@ def test_a_temp_file_of_a_rewrite_in_progress_is_left(home: Path, session: Path)
     stray_temp(session)
     store = SessionStore(home)
     with store._file("s").locked():  # a rewrite holds the lock while its temp file exists
-        held = run(home, "doctor", "--repair")
-    assert held.returncode == 0 and (session.parent / ".s.jsonl.99999999.tmp").exists()
-    assert run(home, "doctor", "--repair").stdout.startswith("repaired: ")
+        held = process(home, "doctor", "--repair")
+    assert held.code == 0 and (session.parent / ".s.jsonl.99999999.tmp").exists()
+    assert process(home, "doctor", "--repair").out.startswith("repaired: ")
 
 
 @pytest.mark.parametrize(
@@ -196,8 +185,8 @@ def test_bad_arguments_change_nothing(
 ) -> None:
     garbage(session)
     before = session.read_bytes()
-    done = run(home, "doctor", "--repair", *args)
-    assert done.returncode == code and says in done.stderr and done.stderr.count("\n") == 1
+    done = process(home, "doctor", "--repair", *args)
+    assert done.code == code and says in done.err and done.err.count("\n") == 1
     assert session.read_bytes() == before and not side_bytes(session.parent)
 
 

@@ -6,13 +6,13 @@ from __future__ import annotations
 import asyncio
 import re
 import subprocess
-import sys
 import uuid as uuidlib
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_runner import ZERDA
 
 from zerda import (
     InvalidArgumentError,
@@ -32,7 +32,6 @@ from zerda.memory import (
 )
 from zerda.tokens import count_tokens
 
-ZERDA = str(Path(sys.executable).parent / "zerda")
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 ZEP_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z")
 # Zep's own example history, as the Memories page gives it.

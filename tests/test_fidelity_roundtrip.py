@@ -8,18 +8,14 @@ content parts, arbitrary roles, message metadata, session metadata and a summary
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_runner import Result, process
 
 from zerda import Memory, Message, SessionStore, Summary
 from zerda.formats.openai import from_openai
-
-ZERDA = str(Path(sys.executable).parent / "zerda")
 
 # An OpenAI chat transcript as the chat-completions API documents it
 # (https://platform.openai.com/docs/api-reference/chat/create): a developer prompt,
@@ -52,13 +48,10 @@ OPENAI_TRANSCRIPT: list[dict[str, Any]] = [
 ]
 
 
-def zerda(home: Path, *args: str, stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:
+def zerda(home: Path, *args: str, stdin: bytes = b"") -> Result:
     """`zerda ARGS` as a real process on `home`; it must succeed."""
-    env = {**os.environ, "ZERDA_HOME": str(home)}
-    done = subprocess.run(
-        [ZERDA, *args], input=stdin, capture_output=True, env=env, timeout=60, check=False
-    )
-    assert done.returncode == 0, done.stderr.decode()
+    done = process(home, *args, stdin=stdin)
+    assert done.code == 0, done.err
     return done
 
 
@@ -112,12 +105,12 @@ def test_importing_the_same_file_twice_adds_nothing(
 def test_an_openai_transcript_comes_back_exactly(home: Path) -> None:
     sent = json.dumps(OPENAI_TRANSCRIPT, ensure_ascii=False, indent=2) + "\n"
     zerda(home, "import", "t", "-", stdin=sent.encode())
-    back = zerda(home, "export", "t", "--format", "openai").stdout.decode()
+    back = zerda(home, "export", "t", "--format", "openai").out
     assert json.loads(back) == OPENAI_TRANSCRIPT
     # Same keys and values; each message is laid out role, content, then the rest.
     in_order = [{"role": m["role"], "content": m["content"], **m} for m in OPENAI_TRANSCRIPT]
     assert back == json.dumps(in_order, ensure_ascii=False, indent=2) + "\n"
-    shown = zerda(home, "show", "t", "--jsonl").stdout.decode().splitlines()
+    shown = zerda(home, "show", "t", "--jsonl").out.splitlines()
     roles = [json.loads(line)["role"] for line in shown]
     assert roles == [m["role"] for m in OPENAI_TRANSCRIPT]
 
@@ -151,7 +144,7 @@ def test_roles_and_their_types_are_kept_on_every_path(
     ]
     shown = zerda(home, "show", rich_session, "--json").stdout
     assert [(m["role"], m["role_type"]) for m in json.loads(shown)["messages"]] == pairs
-    text = zerda(home, "show", rich_session).stdout.decode()
+    text = zerda(home, "show", rich_session).out
     assert "\nnarrator  " in text and "\nAlice  " in text and "\nhuman  " in text
     openai = json.loads(zerda(home, "export", rich_session, "--format", "openai").stdout)
     assert openai[-2] == {"role": "user", "content": "Bob, are you there?", "name": "Alice"}
@@ -178,7 +171,7 @@ def test_a_raw_session_file_imports_without_its_file_fields(
     store.add_message("s1", Message("Alice", "yo"))
     raw = store.sessions_dir / "s1.jsonl"
     zerda(home, "import", "s2", str(raw))
-    exported = zerda(home, "export", "s2").stdout.decode().splitlines()
+    exported = zerda(home, "export", "s2").out.splitlines()
     for line in exported[1:]:
         assert "extra" not in json.loads(line), line  # no tally or pointers taken as data
     assert [m.content for m in store.iter_messages("s2")] == ["hello", "hi", "yo"]
@@ -189,11 +182,8 @@ def test_an_import_that_cannot_be_stored_leaves_no_session(home: Path, store: Se
         '{"type":"session","id":"x","user_id":"alice"}\n'
         '{"role":"user","content":"x","metadata":{"score":NaN}}\n'
     )
-    env = {**os.environ, "ZERDA_HOME": str(home)}
-    done = subprocess.run(
-        [ZERDA, "import", "nan", "-"], input=bad.encode(), capture_output=True, env=env, check=False
-    )
-    assert done.returncode == 1 and done.stderr.count(b"\n") == 1, done.stderr
+    done = process(home, "import", "nan", "-", stdin=bad)
+    assert done.code == 1 and done.stderr.count(b"\n") == 1, done.stderr
     assert not store.exists("nan")
 
 

@@ -10,19 +10,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_runner import process
 
 from zerda import Message, SessionStore
 from zerda.memory import ConversationSummaryBufferMemory, ConversationSummaryMemory
-
-ZERDA = str(Path(sys.executable).parent / "zerda")
-
-
-def run(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k != "ZERDA_DEBUG"}
-    env["ZERDA_HOME"] = str(home)
-    return subprocess.run(
-        [ZERDA, *args], capture_output=True, env=env, text=True, timeout=60, check=False
-    )
 
 
 def unfinished_first_write(store: SessionStore, session_id: str) -> None:
@@ -38,12 +29,12 @@ def test_a_session_with_only_an_unfinished_first_write_is_not_listed(store: Sess
     assert store.session_ids() == ["a", "c"]
     assert [sid for sid, _ in store.search("find me")] == ["c", "a"]
     assert [s.session_id for s in store.list_sessions()] == ["c", "a"]
-    found = run(store.home, "search", "find me", "--json")
-    assert found.returncode == 0, found.stderr
-    assert [hit["session_id"] for hit in json.loads(found.stdout)] == ["c", "a"]
-    listed = run(store.home, "sessions", "--json")
-    assert listed.returncode == 0 and listed.stderr == ""
-    assert [row["session_id"] for row in json.loads(listed.stdout)] == ["c", "a"]
+    found = process(store.home, "search", "find me", "--json")
+    assert found.code == 0, found.err
+    assert [hit["session_id"] for hit in json.loads(found.out)] == ["c", "a"]
+    listed = process(store.home, "sessions", "--json")
+    assert listed.code == 0 and listed.err == ""
+    assert [row["session_id"] for row in json.loads(listed.out)] == ["c", "a"]
 
 
 def test_a_session_deleted_during_a_search_is_passed_over(store: SessionStore) -> None:
@@ -58,9 +49,9 @@ def test_a_session_deleted_during_a_search_is_passed_over(store: SessionStore) -
 def test_a_session_asked_for_by_name_must_exist(store: SessionStore) -> None:
     store.append_turn("a", "needle", "reply")
     unfinished_first_write(store, "b")
-    result = run(store.home, "search", "needle", "--session", "b")
-    assert result.returncode == 2  # trouble, as grep; 1 is "nothing matched"
-    assert result.stderr == "error: session not found: b\n"
+    result = process(store.home, "search", "needle", "--session", "b")
+    assert result.code == 2  # trouble, as grep; 1 is "nothing matched"
+    assert result.err == "error: session not found: b\n"
 
 
 # Peak memory of a child that runs a command as a child of its own, so no other test's
@@ -159,13 +150,14 @@ def test_a_summary_context_is_the_bound_memory_and_writes_nothing(
     store.add_message("s", Message("user", "A last question with no reply yet."))
     before = (store.sessions_dir / "s.jsonl").read_bytes()
     args = ("context", "s", "--memory", kind, "--max-tokens", str(budget))
-    folded = run(store.home, *args, "--json")
-    assert folded.returncode == 0, folded.stderr
+    folded = process(store.home, *args, "--json")
+    assert folded.code == 0, folded.err
+    expected: ConversationSummaryMemory | ConversationSummaryBufferMemory
     if kind == "summary":
         expected = ConversationSummaryMemory(store=store, session_id="s")
     else:
         expected = ConversationSummaryBufferMemory(budget, store=store, session_id="s")
-    assert json.loads(folded.stdout) == expected.context_messages()
-    assert json.loads(folded.stdout)[0] == {"role": "system", "content": "Be brief."}
-    assert run(store.home, *args).stdout == expected.load_memory_variables({})["history"] + "\n"
+    assert json.loads(folded.out) == expected.context_messages()
+    assert json.loads(folded.out)[0] == {"role": "system", "content": "Be brief."}
+    assert process(store.home, *args).out == expected.load_memory_variables({})["history"] + "\n"
     assert (store.sessions_dir / "s.jsonl").read_bytes() == before

@@ -12,16 +12,15 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_runner import ZERDA
 
 from zerda import SessionStore
 from zerda.memory import ConversationBufferWindowMemory
 
 FIXTURE = Path(__file__).parent / "fixtures" / "zerda-0.1-session.jsonl"
-ZERDA = str(Path(sys.executable).parent / "zerda")
 
 
 @pytest.fixture

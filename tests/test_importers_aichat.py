@@ -165,7 +165,7 @@ def test_in_a_directory_a_bad_file_is_a_problem(sessions: Path) -> None:
 
 def test_zerda_import_from_aichat(sessions: Path, tmp_path: Path) -> None:
     first = zerda_import(tmp_path / "home", "--from", "aichat", str(sessions))
-    assert (first.returncode, first.stdout) == (0, "")
-    assert first.stderr == "imported 2 sessions, 14 messages (1 skipped: 1 data_urls); 0 problems\n"
+    assert (first.code, first.out) == (0, "")
+    assert first.err == "imported 2 sessions, 14 messages (1 skipped: 1 data_urls); 0 problems\n"
     again = zerda_import(tmp_path / "home", "--from", "aichat", str(sessions / "rust-help.yaml"))
-    assert "1 session already up to date; 0 problems" in again.stderr
+    assert "1 session already up to date; 0 problems" in again.err

@@ -160,12 +160,12 @@ def test_a_file_that_is_not_a_history_is_one_clear_error(tmp_path: Path, text: s
 
 def test_zerda_import_from_langchain(history_file: Path, tmp_path: Path) -> None:
     first = zerda_import(tmp_path / "home", "--from", "langchain", str(history_file))
-    assert (first.returncode, first.stdout) == (0, "")
-    assert first.stderr == "imported 1 session, 12 messages; 0 problems\n"
+    assert (first.code, first.out) == (0, "")
+    assert first.err == "imported 1 session, 12 messages; 0 problems\n"
     history_file.write_text("{}")
     bad = zerda_import(tmp_path / "home", "--from", "langchain", str(history_file))
-    assert bad.returncode == 1
-    assert bad.stderr == (
+    assert bad.code == 1
+    assert bad.err == (
         f"error: {history_file}: not a LangChain chat history (a JSON list of messages):"
         " the JSON is an object, not a list\n"
     )

@@ -226,15 +226,15 @@ def test_a_missing_file_is_one_clear_error(tmp_path: Path) -> None:
 
 def test_zerda_import_from_llm(logs: Path, tmp_path: Path) -> None:
     first = zerda_import(tmp_path / "home", "--from", "llm", str(logs))
-    assert (first.returncode, first.stdout) == (0, "")
-    assert first.stderr == "imported 4 sessions, 13 messages; 0 problems\n"
+    assert (first.code, first.out) == (0, "")
+    assert first.err == "imported 4 sessions, 13 messages; 0 problems\n"
     again = zerda_import(tmp_path / "home", str(logs))  # told from the file
-    assert "0 messages; 4 sessions already up to date" in again.stderr
+    assert "0 messages; 4 sessions already up to date" in again.err
     (tmp_path / "junk.db").write_bytes(b"junk" * 100)
     bad = zerda_import(tmp_path / "home", "--from", "llm", str(tmp_path / "junk.db"))
-    assert (bad.returncode, bad.stdout) == (1, "")
+    assert (bad.code, bad.out) == (1, "")
     assert (
-        bad.stderr
+        bad.err
         == f"error: {tmp_path / 'junk.db'}: not an llm logs database: file is not a database\n"
     )
 

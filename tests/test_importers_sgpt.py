@@ -144,7 +144,7 @@ def test_a_missing_path_is_a_clear_error(tmp_path: Path) -> None:
 
 def test_zerda_import_from_sgpt(cache: Path, tmp_path: Path) -> None:
     first = zerda_import(tmp_path / "home", "--from", "sgpt", str(cache))
-    assert (first.returncode, first.stdout) == (0, "")
-    assert first.stderr == "imported 2 sessions, 7 messages; 0 problems\n"
+    assert (first.code, first.out) == (0, "")
+    assert first.err == "imported 2 sessions, 7 messages; 0 problems\n"
     again = zerda_import(tmp_path / "home", "--from", "sgpt", str(cache))
-    assert "0 messages; 2 sessions already up to date" in again.stderr
+    assert "0 messages; 2 sessions already up to date" in again.err

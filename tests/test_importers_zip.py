@@ -5,19 +5,18 @@ from __future__ import annotations
 import os
 import stat
 import subprocess
-import sys
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from cli_runner import ZERDA
 from importer_helpers import conversations
 
 from zerda.importers import ImportFailed, UnsafeArchiveError, detect, read
 from zerda.importers import _sources as sources
 
 FIXTURES = Path(__file__).parent / "fixtures" / "importers"
-ZERDA = str(Path(sys.executable).parent / "zerda")
 
 
 def export_zip(path: Path, fmt: str, extra: dict[str, bytes] | None = None) -> Path:

@@ -4,21 +4,19 @@ does to a ranked search, and the same scores with and without the archive index.
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from cli_runner import Result, process
 
 from zerda import Message, SessionStore
 from zerda.store._words import Words
 
-ZERDA = [sys.executable, "-m", "zerda_cli"]
 
-
-def zerda(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {"ZERDA_HOME": str(home), "NO_COLOR": "1", "PATH": "/usr/bin:/bin"}
-    return subprocess.run([*ZERDA, *args], capture_output=True, text=True, env=env, timeout=60)
+def zerda(home: Path, *args: str) -> Result:
+    """`zerda ARGS` on `home` as a real process, colour off, on a plain PATH."""
+    return process(home, *args, env={"NO_COLOR": "1", "PATH": "/usr/bin:/bin"})
 
 
 def test_a_damaged_session_elsewhere_does_not_stop_a_ranked_search(home: Path) -> None:
@@ -29,9 +27,9 @@ def test_a_damaged_session_elsewhere_does_not_stop_a_ranked_search(home: Path) -
         file.write(b'{"type":"message", broken\n')
     for args in (["tok", "--rank"], ["tok", "--rank", "--session", "a1"], ["-w", "tok", "--rank"]):
         done = zerda(home, "search", *args, "--json")
-        assert done.returncode == 0, done.stderr
-        assert [hit["content"] for hit in json.loads(done.stdout)] == ["hello tok world"]
-    assert zerda(home, "search", "broken").returncode == 2  # a damaged line a search must read
+        assert done.code == 0, done.err
+        assert [hit["content"] for hit in json.loads(done.out)] == ["hello tok world"]
+    assert zerda(home, "search", "broken").code == 2  # a damaged line a search must read
 
 
 def test_each_hit_has_its_own_score_when_uuids_repeat(home: Path) -> None:
@@ -45,7 +43,7 @@ def test_each_hit_has_its_own_score_when_uuids_repeat(home: Path) -> None:
     twin.update(created_at=second["created_at"], content="alpha beta beta beta")
     with open(path, "ab") as file:
         file.write(json.dumps(twin).encode() + b"\n")
-    ranked = json.loads(zerda(home, "search", "alpha", "--rank", "--json").stdout)
+    ranked = json.loads(zerda(home, "search", "alpha", "--rank", "--json").out)
     scores = [hit["score"] for hit in ranked]
     assert ranked[0]["content"] == "alpha alpha alpha alpha beta"
     assert scores == sorted(scores, reverse=True) and len(set(scores)) == len(scores)
@@ -68,4 +66,4 @@ def test_the_index_gives_the_same_scores_as_the_files(tmp_path: Path, query: str
 def test_a_limit_too_large_for_any_store_is_one_line(home: Path) -> None:
     SessionStore(home).append_turn("s", "tok", "x")
     done = zerda(home, "search", "tok", "--limit", str(sys.maxsize + 1))
-    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "limit" in done.stderr
+    assert done.code == 2 and done.err.count("\n") == 1 and "limit" in done.err

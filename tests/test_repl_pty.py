@@ -13,10 +13,10 @@ from pathlib import Path
 import pexpect
 import pytest
 from chat_server import chat_server
+from cli_runner import ZERDA
 
 from zerda.store import SessionStore
 
-ZERDA = str(Path(sys.executable).with_name("zerda"))
 PROMPT = "you › "  # noqa: RUF001
 REPLY_PROMPT = "assistant › "  # noqa: RUF001
 GAP = r"(?:\s|\x1b\[[\d;]*m)+"  # spaces and style codes between a table's columns

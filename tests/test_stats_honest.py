@@ -10,31 +10,20 @@ counts exactly the messages its `get_memory` returns.
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
 import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_runner import process
 
 from zerda import Message, SessionStore, ZerdaWarning
 from zerda.messages import ANSWER, ASK, turn_part
 from zerda.store._tally import SEAL, seal
 
-ZERDA = str(Path(sys.executable).parent / "zerda")
 Damage = Callable[[list[bytes]], list[bytes]]
-
-
-def run(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k != "ZERDA_DEBUG"}
-    env["ZERDA_HOME"] = str(home)
-    return subprocess.run(
-        [ZERDA, *args], capture_output=True, env=env, text=True, timeout=60, check=False
-    )
 
 
 def build(home: Path) -> Path:
@@ -77,22 +66,22 @@ def errors(stderr: str) -> list[str]:
 
 def assert_agree(home: Path) -> bool:
     """stats, sessions and show agree on session `s`; True when show read it."""
-    show, stats = run(home, "show", "s", "--json"), run(home, "stats", "s", "--json")
-    listed = run(home, "sessions", "--json")
-    assert listed.returncode == 0, listed.stderr
-    rows = {row["session_id"]: row for row in json.loads(listed.stdout)}
-    if show.returncode == 0:
-        want = numbers(json.loads(show.stdout)["messages"])
-        assert stats.returncode == 0, stats.stderr
-        got = json.loads(stats.stdout)
+    show, stats = process(home, "show", "s", "--json"), process(home, "stats", "s", "--json")
+    listed = process(home, "sessions", "--json")
+    assert listed.code == 0, listed.err
+    rows = {row["session_id"]: row for row in json.loads(listed.out)}
+    if show.code == 0:
+        want = numbers(json.loads(show.out)["messages"])
+        assert stats.code == 0, stats.err
+        got = json.loads(stats.out)
         assert {k: got[k] for k in want} == want
         assert {k: rows["s"][k] for k in want} == want
         return True
-    assert show.returncode == stats.returncode == 1
-    assert len(errors(show.stderr)) == 1 and errors(show.stderr) == errors(stats.stderr)
-    assert stats.stdout == ""
+    assert show.code == stats.code == 1
+    assert len(errors(show.err)) == 1 and errors(show.err) == errors(stats.err)
+    assert stats.out == ""
     assert "s" not in rows
-    skipped = [line for line in listed.stderr.splitlines() if "skipped session s:" in line]
+    skipped = [line for line in listed.err.splitlines() if "skipped session s:" in line]
     assert len(skipped) == 1 and skipped[0].startswith("warning: ")
     return False
 

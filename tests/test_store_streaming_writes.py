@@ -9,15 +9,13 @@ damaged line, and an import reads its file twice (check, then write) in one appe
 from __future__ import annotations
 
 import json
-import os
 import stat
-import subprocess
-import sys
 import warnings
 from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_runner import process
 
 from zerda import (
     CorruptSessionError,
@@ -32,22 +30,11 @@ from zerda.store._sources import ListSource
 from zerda.store.files import _sessionfile as sf
 from zerda.store.files._sessionfile import SideFile
 
-ZERDA = str(Path(sys.executable).parent / "zerda")
 SURROGATE_LINE = (
     b'{"type":"message","uuid":"bad-1","created_at":"2025-01-05T10:00:00.000000Z",'
     b'"role":"user","role_type":"user","content":"half \\udc80 a character",'
     b'"token_count":3,"metadata":{}}\n'
 )
-
-
-def zerda(
-    home: Path, *args: str, stdin: bytes = b"", env: dict[str, str] | None = None
-) -> subprocess.CompletedProcess[bytes]:
-    """`zerda ARGS` as a real process on `home`."""
-    environment = {**os.environ, "ZERDA_HOME": str(home), **(env or {})}
-    return subprocess.run(
-        [ZERDA, *args], input=stdin, capture_output=True, env=environment, timeout=120
-    )
 
 
 def path_of(store: SessionStore, session_id: str = "s") -> Path:
@@ -305,9 +292,9 @@ def test_the_command_on_a_stored_lone_surrogate_is_one_error_line(
     path = path_of(store)
     before = insert_lines(path, 3, SURROGATE_LINE)
     out = tmp_path / "out.jsonl"
-    done = zerda(store.home, *[str(out) if a == "OUT" else a for a in command])
-    err = done.stderr.decode()
-    assert done.returncode == 1, err
+    done = process(store.home, *[str(out) if a == "OUT" else a for a in command])
+    err = done.err
+    assert done.code == 1, err
     reason = "holds a lone surrogate (\\ud800-\\udfff), which zerda never stores"
     assert err == f"error: {path}: line 3: {reason}\n"
     assert not out.exists() and path.read_bytes() == before

@@ -10,12 +10,11 @@ from typing import Any
 
 import pytest
 from chat_server import chat_server
+from cli_runner import ZERDA
 
 from bench.summaries import FACTS, kept, planted_turns
 from zerda import SessionStore
 from zerda.tokens import count_tokens
-
-ZERDA = str(Path(sys.executable).parent / "zerda")
 
 
 @pytest.fixture

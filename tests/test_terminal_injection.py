@@ -8,23 +8,21 @@ control may reach the output, and every command ends with 0, or 1 and one line.
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pexpect
 import pytest
+from cli_runner import ZERDA, Env, environment, process
 
-ZERDA = str(Path(sys.executable).parent / "zerda")
 SGR = re.compile(rb"\x1b\[[0-9;]*m")  # Rich's own styling on a pty
 OSC52 = "\x1b]52;c;aGk=\x07"
 TITLE = "\x1b]0;pwned\x07"
 CSI8 = "\x9b2J"
 FIRST = "2025-01-05T10:00:00.000000Z"
 LAST = "2025-01-05T10:00:01.000000Z"
+PIPED: Env = {"NO_COLOR": None}  # piped runs see no NO_COLOR from the shell
 
 
 def write_session(
@@ -47,16 +45,11 @@ def write_session(
     (home / "sessions" / f"{name}.jsonl").write_bytes("".join(lines).encode())
 
 
-def run(home: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
-    env = {k: v for k, v in os.environ.items() if k not in ("ZERDA_DEBUG", "NO_COLOR")}
-    env["ZERDA_HOME"] = str(home)
-    return subprocess.run([ZERDA, *args], capture_output=True, env=env, timeout=60, check=False)
-
-
 def on_pty(home: Path, *args: str, tz: str = "UTC") -> tuple[int, bytes]:
     """Exit status and output of `zerda ARGS` on an 80x24 terminal, Rich's SGR styling removed."""
-    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "PAGER", "LESS")}
-    env.update({"ZERDA_HOME": str(home), "TERM": "xterm-256color", "TZ": tz})
+    env = environment(
+        home, {"NO_COLOR": None, "PAGER": None, "LESS": None, "TERM": "xterm-256color", "TZ": tz}
+    )
     child = pexpect.spawn(ZERDA, list(args), env=env, dimensions=(24, 80), timeout=30)
     child.expect(pexpect.EOF)
     child.close()
@@ -88,8 +81,8 @@ def home(tmp_path: Path) -> Path:
 def test_a_header_id_holding_escapes_is_never_shown(home: Path, args: tuple[str, ...]) -> None:
     # The session's id is its file's name (checked before any path is built).
     write_session(home, "s", {"id": f"s{OSC52}{CSI8}"})
-    result = run(home, *args)
-    assert result.returncode == 0, result.stderr
+    result = process(home, *args, env=PIPED)
+    assert result.code == 0, result.stderr
     assert_inert(result.stdout + result.stderr)
     assert b"52;" not in result.stdout and b"2 messages" in result.stdout
 
@@ -105,8 +98,8 @@ def test_session_facts_holding_escapes_are_shown_inert_by_rich(home: Path) -> No
 @pytest.mark.parametrize("args", [("sessions",), ("stats", "s"), ("stats", "s", "--json")])
 def test_tally_times_holding_escapes_are_unknown(home: Path, args: tuple[str, ...]) -> None:
     write_session(home, "s", first=TITLE, last=f"{FIRST}{OSC52}")
-    result = run(home, *args)
-    assert result.returncode == 0, result.stderr
+    result = process(home, *args, env=PIPED)
+    assert result.code == 0, result.stderr
     assert_inert(result.stdout + result.stderr)
     assert b"pwned" not in result.stdout and b"52;" not in result.stdout
 
@@ -126,15 +119,15 @@ def test_tally_times_holding_escapes_are_unknown_on_a_terminal(
 def test_a_tally_time_that_is_not_iso_is_not_trusted(home: Path, bad: Any) -> None:
     write_session(home, "a", last=bad, first=bad)
     write_session(home, "b")
-    listed = run(home, "sessions")
-    assert listed.returncode == 0, listed.stderr
-    rows = listed.stdout.decode().splitlines()[1:]
+    listed = process(home, "sessions", env=PIPED)
+    assert listed.code == 0, listed.stderr
+    rows = listed.out.splitlines()[1:]
     # Neither hand-written tally is sealed: both sessions are counted from their messages.
     assert rows == [f"{name}        2         2       {LAST}  hello" for name in "ab"]
-    stats = run(home, "stats", "a")
-    assert stats.returncode == 0, stats.stderr
-    assert f"last_activity     {LAST}\n" in stats.stdout.decode()
-    assert json.loads(run(home, "stats", "a", "--json").stdout)["last_activity"] == LAST
+    stats = process(home, "stats", "a", env=PIPED)
+    assert stats.code == 0, stats.stderr
+    assert f"last_activity     {LAST}\n" in stats.out
+    assert process(home, "stats", "a", "--json", env=PIPED).json()["last_activity"] == LAST
     for args in (("sessions",), ("stats", "a")):
         status, output = on_pty(home, *args)
         assert status == 0 and b"unexpected" not in output, output
@@ -143,10 +136,10 @@ def test_a_tally_time_that_is_not_iso_is_not_trusted(home: Path, bad: Any) -> No
 
 def test_a_session_file_named_with_escapes_is_listed_inert(home: Path) -> None:
     write_session(home, f"x{TITLE}")
-    result = run(home, "sessions")
-    assert result.returncode in (0, 1) and b"Traceback" not in result.stderr
+    result = process(home, "sessions", env=PIPED)
+    assert result.code in (0, 1) and b"Traceback" not in result.stderr
     assert_inert(result.stdout + result.stderr)
-    if result.returncode == 1:
+    if result.code == 1:
         assert result.stderr.count(b"\n") == 1
     status, output = on_pty(home, "sessions")
     assert status in (0, 1) and b"Traceback" not in output
@@ -158,10 +151,10 @@ def test_a_role_holding_escapes_never_reaches_the_terminal(home: Path) -> None:
     path = home / "sessions" / "s.jsonl"
     path.write_bytes(path.read_bytes().replace(b'"role": "user"', b'"role": "u\\u001b]0;x\\u0007"'))
     for args in (("show", "s"), ("show", "s", "--format", "markdown"), ("search", "hello")):
-        result = run(home, *args)
-        assert result.returncode in (0, 1, 2) and b"Traceback" not in result.stderr, args
+        result = process(home, *args, env=PIPED)
+        assert result.code in (0, 1, 2) and b"Traceback" not in result.stderr, args
         assert_inert(result.stdout + result.stderr)
-        if result.returncode != 0:  # 1 for show, 2 for search (grep's trouble)
+        if result.code != 0:  # 1 for show, 2 for search (grep's trouble)
             assert result.stderr.startswith(b"error: ") and result.stderr.count(b"\n") == 1
     for args in (("show", "s"), ("search", "hello")):
         status, output = on_pty(home, *args)
@@ -181,7 +174,7 @@ def test_a_message_time_at_the_end_of_the_calendar_is_shown(home: Path) -> None:
 def test_a_title_holding_escapes_is_printed_inert(home: Path) -> None:
     # Imported titles come from other tools' exports.
     write_session(home, "s", {"metadata": {"title": f"t{TITLE}\r{OSC52}{CSI8}\n2"}})
-    result = run(home, "title", "s")
-    assert result.returncode == 0, result.stderr
+    result = process(home, "title", "s", env=PIPED)
+    assert result.code == 0, result.stderr
     assert_inert(result.stdout + result.stderr)
     assert result.stdout == b"t\\x1b]0;pwned\\x07\\x0d\\x1b]52;c;aGk=\\x07\\x9b2J 2\n"

@@ -5,11 +5,12 @@ right exit code, and leaves every session as it was."""
 from __future__ import annotations
 
 import json
+import os
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from test_cli_stores import zerda
+from cli_runner import process
 
 from zerda import Memory, Message, Summary
 from zerda.store.base import Store
@@ -56,19 +57,24 @@ def state(store: Store, home: Path) -> object:
     return held, files
 
 
+def the_tests_home() -> Path:
+    """The test's home: the `home` fixture (which `seeded` and `location` use) exports it."""
+    return Path(os.environ["ZERDA_HOME"])
+
+
 def fails(code: int, *args: str, location: str, text: str = "") -> str:
     """Run a command that must fail with `code` and one error line; that line."""
-    done = zerda(*args, "--store", location)
-    assert done.returncode == code, done.stderr
-    assert done.stdout == "" and done.stderr.count("\n") == 1, done.stderr
-    assert done.stderr.startswith("error: ") and text in done.stderr
-    return done.stderr
+    done = process(the_tests_home(), *args, "--store", location)
+    assert done.code == code, done.err
+    assert done.out == "" and done.err.count("\n") == 1, done.err
+    assert done.err.startswith("error: ") and text in done.err
+    return done.err
 
 
 def ok(*args: str, location: str) -> str:
-    done = zerda(*args, "--store", location)
-    assert done.returncode == 0, done.stderr
-    return done.stdout
+    done = process(the_tests_home(), *args, "--store", location)
+    assert done.code == 0, done.err
+    return done.out
 
 
 @pytest.fixture
@@ -249,19 +255,19 @@ def test_show_and_export_bad_times(
 
 def test_prune_dry_run_lists_and_deletes_nothing(seeded: Store, home: Path, location: str) -> None:
     before = state(seeded, home)
-    done = zerda("prune", "--older-than", "30d", "--dry-run", "--store", location)
-    assert done.returncode == 0, done.stderr
-    assert [line.split()[0] for line in done.stdout.splitlines()] == ["SESSION", "old"]
-    assert "would delete 1 session" in done.stderr
+    done = process(home, "prune", "--older-than", "30d", "--dry-run", "--store", location)
+    assert done.code == 0, done.err
+    assert [line.split()[0] for line in done.out.splitlines()] == ["SESSION", "old"]
+    assert "would delete 1 session" in done.err
     assert state(seeded, home) == before
 
 
-def test_prune_deletes_with_yes(seeded: Store, location: str) -> None:
-    done = zerda("prune", "--older-than", "30d", "--yes", "--store", location)
-    assert done.returncode == 0 and "deleted 1 session" in done.stderr
+def test_prune_deletes_with_yes(seeded: Store, home: Path, location: str) -> None:
+    done = process(home, "prune", "--older-than", "30d", "--yes", "--store", location)
+    assert done.code == 0 and "deleted 1 session" in done.err
     assert seeded.session_ids() == ["trip"]
-    again = zerda("prune", "--older-than", "30d", "--yes", "--store", location)
-    assert again.returncode == 0 and "no session to prune" in again.stderr
+    again = process(home, "prune", "--older-than", "30d", "--yes", "--store", location)
+    assert again.code == 0 and "no session to prune" in again.err
 
 
 def test_prune_keeps_a_session_created_since_from_old_messages(

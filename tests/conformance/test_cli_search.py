@@ -4,37 +4,23 @@ roles, times, a limit, patterns, `--json` offsets, and grep's exit statuses."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from cli_runner import process
 
 from zerda import Message
 from zerda.store.base import Store
 
-ZERDA = str(Path(sys.executable).parent / "zerda")
+NOWHERE = Path("/nonexistent")  # a home never used: each command names its store
 NOW = datetime.now(UTC).replace(microsecond=0)
 
 
-def zerda(location: str, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [ZERDA, *args, "--store", location],
-        capture_output=True,
-        text=True,
-        stdin=subprocess.DEVNULL,
-        env={**os.environ, "ZERDA_HOME": "/nonexistent"},
-        timeout=120,
-        check=False,
-    )
-
-
 def hits(location: str, *args: str) -> list[str]:
-    done = zerda(location, "search", *args, "--json")
-    assert done.returncode == 0, done.stderr
-    return [f"{h['session_id']}:{h['content']}" for h in json.loads(done.stdout)]
+    done = process(NOWHERE, "search", *args, "--json", "--store", location)
+    assert done.code == 0, done.err
+    return [f"{h['session_id']}:{h['content']}" for h in json.loads(done.out)]
 
 
 @pytest.fixture
@@ -62,7 +48,7 @@ def test_newest_first_across_sessions(location: str, history: Store) -> None:
         "b:Tell me of rome",
         "a:Rome rules apply",
     ]
-    plain = zerda(location, "search", "rome", "--limit", "2").stdout.splitlines()
+    plain = process(NOWHERE, "search", "rome", "--limit", "2", "--store", location).out.splitlines()
     assert [line.split()[0] for line in plain] == ["b", "a"]
 
 
@@ -96,14 +82,18 @@ def test_filters(location: str, history: Store) -> None:
 
 
 def test_json_gives_uuid_time_role_and_offsets(location: str, history: Store) -> None:
-    done = zerda(location, "search", "rome", "--json", "--session", "a", "--limit", "1")
-    [hit] = json.loads(done.stdout)
+    done = process(
+        NOWHERE, "search", "rome", "--json", "--session", "a", "--limit", "1", "--store", location
+    )
+    [hit] = json.loads(done.out)
     stored = history.get_memory("a").messages[-1]
     assert hit["uuid"] == stored.uuid and hit["role"] == "assistant"
     assert hit["created_at"] == stored.to_dict()["created_at"] and hit["session_id"] == "a"
     assert hit["matches"] == [[0, 4], [18, 22]]
     for query in (["ROME"], ["r.me", "--regex"], ["it", "--regex"]):
-        for hit in json.loads(zerda(location, "search", *query, "--json").stdout):
+        for hit in json.loads(
+            process(NOWHERE, "search", *query, "--json", "--store", location).out
+        ):
             assert hit["matches"]
             for start, end in hit["matches"]:
                 found = hit["content"][start:end].lower()
@@ -117,10 +107,10 @@ def test_exit_status_is_one_when_nothing_matches(location: str, history: Store) 
         ["rome", "--role", "nobody"],
         ["r.m", "--since", "1h"],
     ):
-        done = zerda(location, "search", *args)
-        assert done.returncode == 1, (args, done.stderr)
-        assert done.stdout == ("[]\n" if "--json" in args else "")
-    assert "no messages match 'zzz'" in zerda(location, "search", "zzz").stderr
+        done = process(NOWHERE, "search", *args, "--store", location)
+        assert done.code == 1, (args, done.err)
+        assert done.out == ("[]\n" if "--json" in args else "")
+    assert "no messages match 'zzz'" in process(NOWHERE, "search", "zzz", "--store", location).err
 
 
 @pytest.mark.parametrize(
@@ -149,16 +139,16 @@ def test_bad_values_are_one_usage_line(
     location: str, history: Store, args: list[str], says: str
 ) -> None:
     before = [m.to_dict() for m in history.iter_messages("a")]
-    done = zerda(location, "search", *args)
-    assert done.returncode == 2 and done.stdout == ""
-    assert done.stderr.count("\n") == 1 and says in done.stderr, done.stderr
+    done = process(NOWHERE, "search", *args, "--store", location)
+    assert done.code == 2 and done.out == ""
+    assert done.err.count("\n") == 1 and says in done.err, done.err
     assert [m.to_dict() for m in history.iter_messages("a")] == before
 
 
 def test_an_unknown_session_is_an_error(location: str, history: Store) -> None:
     # 2, as grep's trouble: scripts tell it from 1, nothing matched.
-    done = zerda(location, "search", "rome", "--session", "nope")
-    assert done.returncode == 2 and done.stderr == "error: session not found: nope\n"
+    done = process(NOWHERE, "search", "rome", "--session", "nope", "--store", location)
+    assert done.code == 2 and done.err == "error: session not found: nope\n"
 
 
 def test_words_find_whole_words_prefixes_and_phrases(location: str, history: Store) -> None:
@@ -168,21 +158,23 @@ def test_words_find_whole_words_prefixes_and_phrases(location: str, history: Sto
     ]
     assert hits(location, "-w", '"is in italy"', "--session", "b") == ["b:ROME is in Italy"]
     assert hits(location, "--words", "ro*", "--role", "tool") == ["b:rome again, roam"]
-    done = zerda(location, "search", "--words", "rom")  # a word part is not the word
-    assert done.returncode == 1 and done.stdout == ""
-    [hit] = json.loads(zerda(location, "search", "-w", "roa*", "--json").stdout)
+    # a word part is not the word
+    done = process(NOWHERE, "search", "--words", "rom", "--store", location)
+    assert done.code == 1 and done.out == ""
+    [hit] = json.loads(process(NOWHERE, "search", "-w", "roa*", "--json", "--store", location).out)
     assert hit["matches"] == [[12, 16]]  # the whole word the prefix starts
 
 
 def test_rank_puts_the_best_first_with_its_score(location: str, history: Store) -> None:
-    done = zerda(location, "search", "rome", "--rank", "--json")
-    ranked = json.loads(done.stdout)
+    done = process(NOWHERE, "search", "rome", "--rank", "--json", "--store", location)
+    ranked = json.loads(done.out)
     assert ranked[0]["content"] == "Rome is in Italy. ROME!"  # twice, where others once
     scores = [hit["score"] for hit in ranked]
     assert scores == sorted(scores, reverse=True) and scores[-1] > 0
     newest = {
-        hit["content"] for hit in json.loads(zerda(location, "search", "rome", "--json").stdout)
+        hit["content"]
+        for hit in json.loads(process(NOWHERE, "search", "rome", "--json", "--store", location).out)
     }
     assert {hit["content"] for hit in ranked} == newest
-    top = zerda(location, "search", "-w", "rome", "--rank", "--limit", "1")
-    assert top.returncode == 0 and top.stdout.startswith("a  ") and "ROME!" in top.stdout
+    top = process(NOWHERE, "search", "-w", "rome", "--rank", "--limit", "1", "--store", location)
+    assert top.code == 0 and top.out.startswith("a  ") and "ROME!" in top.out

@@ -6,91 +6,74 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_runner import ZERDA, Env, process
 from conftest import Throwaway, line_within
 
 from zerda import Memory, Message, SessionStore, open_store
 from zerda.store.base import Store
 
-ZERDA = str(Path(sys.executable).parent / "zerda")
+
+def ok(home: Path | None, *args: str, env: Env | None = None) -> str:
+    done = process(home, *args, env=env)
+    assert done.code == 0, done.err
+    return done.out
 
 
-def zerda(
-    *args: str, env: dict[str, str] | None = None, input_text: str | None = None
-) -> subprocess.CompletedProcess[str]:
-    """Run the installed command; stdin empty unless given."""
-    return subprocess.run(
-        [ZERDA, *args],
-        capture_output=True,
-        text=True,
-        input=input_text or "",
-        env={**os.environ, **(env or {})},
-        timeout=120,
-        check=False,
-    )
-
-
-def ok(*args: str, env: dict[str, str] | None = None) -> str:
-    done = zerda(*args, env=env)
-    assert done.returncode == 0, done.stderr
-    return done.stdout
-
-
-def test_every_command_works_on_the_chosen_store(location: str, store: Store) -> None:
+def test_every_command_works_on_the_chosen_store(location: str, store: Store, home: Path) -> None:
     flag = ["--store", location]
-    ok("add", "trip", "Where in May?", "Lisbon.", *flag)
-    ok("add", "trip", "--role", "system", "Be brief.", *flag)
-    assert "Lisbon." in ok("show", "trip", *flag)
-    assert '"messages": 3' in ok("stats", "trip", "--json", *flag)
-    assert "trip" in ok("sessions", *flag)
-    assert "Lisbon" in ok("search", "lisbon", *flag)
-    assert "Lisbon." in ok("window", "trip", "-k", "1", *flag)
-    assert "Be brief." in ok("context", "trip", *flag)
-    exported = ok("export", "trip", *flag)
-    done = zerda("import", "copy", "-", *flag, input_text=exported)
-    assert done.returncode == 0, done.stderr
-    assert ok("export", "copy", *flag) == exported.replace('"id": "trip"', '"id": "copy"', 1)
+    ok(home, "add", "trip", "Where in May?", "Lisbon.", *flag)
+    ok(home, "add", "trip", "--role", "system", "Be brief.", *flag)
+    assert "Lisbon." in ok(home, "show", "trip", *flag)
+    assert '"messages": 3' in ok(home, "stats", "trip", "--json", *flag)
+    assert "trip" in ok(home, "sessions", *flag)
+    assert "Lisbon" in ok(home, "search", "lisbon", *flag)
+    assert "Lisbon." in ok(home, "window", "trip", "-k", "1", *flag)
+    assert "Be brief." in ok(home, "context", "trip", *flag)
+    exported = ok(home, "export", "trip", *flag)
+    done = process(home, "import", "copy", "-", *flag, stdin=exported)
+    assert done.code == 0, done.err
+    assert ok(home, "export", "copy", *flag) == exported.replace('"id": "trip"', '"id": "copy"', 1)
     assert [m.content for m in store.iter_messages("trip")] == [
         "Where in May?",
         "Lisbon.",
         "Be brief.",
     ]
-    ok("clear", "trip", "--yes", *flag)
+    ok(home, "clear", "trip", "--yes", *flag)
     assert store.message_count("trip") == 0
-    ok("delete", "trip", "--yes", *flag)
+    ok(home, "delete", "trip", "--yes", *flag)
     assert store.session_ids() == ["copy"]
 
 
 def test_the_store_comes_from_the_environment_then_the_config(
     postgres_url: str, pg: Store, home: Path
 ) -> None:
-    ok("add", "from-env", "q", "a", env={"ZERDA_STORE": postgres_url})
+    ok(home, "add", "from-env", "q", "a", env={"ZERDA_STORE": postgres_url})
     assert pg.session_ids() == ["from-env"]
     home.mkdir(parents=True, exist_ok=True)
     (home / "config.toml").write_text(f'store = "{postgres_url}"\n')
-    ok("add", "from-config", "q", "a")
+    ok(home, "add", "from-config", "q", "a")
     assert pg.session_ids() == ["from-config", "from-env"]
-    ok("add", "in-files", "q", "a", "--home", str(home))  # a flag wins over the config
+    ok(home, "add", "in-files", "q", "a", "--home", str(home))  # a flag wins over the config
     assert SessionStore(home).session_ids() == ["in-files"]
     assert pg.session_ids() == ["from-config", "from-env"]
 
 
 def test_store_and_home_together_are_a_usage_error(home: Path) -> None:
-    done = zerda("show", "s", "--store", str(home), "--home", str(home))
-    assert done.returncode == 2 and "--store and --home" in done.stderr
+    done = process(home, "show", "s", "--store", str(home), "--home", str(home))
+    assert done.code == 2 and "--store and --home" in done.err
 
 
 def test_an_unusable_server_is_one_line_without_its_password() -> None:
-    done = zerda("show", "s", "--store", "postgresql://ana:hunter2@127.0.0.1:1/db")
-    assert done.returncode == 1 and done.stdout == ""
-    assert done.stderr.count("\n") == 1 and "hunter2" not in done.stderr
-    assert done.stderr.startswith("error: PostgreSQL at postgresql://ana@127.0.0.1:1/db: ")
-    done = zerda("show", "s", "--store", "mysql://ana:hunter2@h/db")
-    assert done.returncode == 1 and "hunter2" not in done.stderr
+    done = process(None, "show", "s", "--store", "postgresql://ana:hunter2@127.0.0.1:1/db")
+    assert done.code == 1 and done.out == ""
+    assert done.err.count("\n") == 1 and "hunter2" not in done.err
+    assert done.err.startswith("error: PostgreSQL at postgresql://ana@127.0.0.1:1/db: ")
+    done = process(None, "show", "s", "--store", "mysql://ana:hunter2@h/db")
+    assert done.code == 1 and "hunter2" not in done.err
 
 
 def test_store_init(postgres_admin: str) -> None:
@@ -100,14 +83,14 @@ def test_store_init(postgres_admin: str) -> None:
 
     url = new_database(postgres_admin)
     try:
-        first = zerda("store", "init", "--store", url)
-        assert first.returncode == 0 and f"schema now at version {LATEST}" in first.stderr
-        again = zerda("store", "init", "--store", url)
-        assert again.returncode == 0 and f"already at version {LATEST}" in again.stderr
+        first = process(None, "store", "init", "--store", url)
+        assert first.code == 0 and f"schema now at version {LATEST}" in first.err
+        again = process(None, "store", "init", "--store", url)
+        assert again.code == 0 and f"already at version {LATEST}" in again.err
     finally:
         drop_database(postgres_admin, url)
-    files = zerda("store", "init")
-    assert files.returncode == 0 and "session files need no set-up" in files.stderr
+    files = process(None, "store", "init")
+    assert files.code == 0 and "session files need no set-up" in files.err
 
 
 def fill(store: Store) -> None:
@@ -150,20 +133,20 @@ def test_copy_is_lossless_and_idempotent(home: Path, postgres_url: str, pg: Stor
     fill(files)
     names = ["empty", "long", "rich"]
     before = held(files, names)
-    exported = ok("export", "rich", "--store", str(home))
-    done = zerda("copy", "--from", str(home), "--to", postgres_url)
-    assert done.returncode == 0, done.stderr
+    exported = ok(home, "export", "rich", "--store", str(home))
+    done = process(home, "copy", "--from", str(home), "--to", postgres_url)
+    assert done.code == 0, done.err
     count = sum(files.message_count(s) for s in names)
-    assert f"copied 3 sessions ({count} messages) from {home} to {postgres_url}" in done.stderr
-    assert "\x1b" not in done.stderr  # no progress line off a terminal
+    assert f"copied 3 sessions ({count} messages) from {home} to {postgres_url}" in done.err
+    assert "\x1b" not in done.err  # no progress line off a terminal
     assert held(pg, names) == before
-    assert ok("export", "rich", "--store", postgres_url) == exported
-    again = zerda("copy", "--from", str(home), "--to", postgres_url, "rich", "long")
-    assert again.returncode == 0, again.stderr
+    assert ok(home, "export", "rich", "--store", postgres_url) == exported
+    again = process(home, "copy", "--from", str(home), "--to", postgres_url, "rich", "long")
+    assert again.code == 0, again.err
     assert held(pg, names) == before
     back = home.parent / "back"
-    done = zerda("copy", "--from", postgres_url, "--to", str(back))
-    assert done.returncode == 0, done.stderr
+    done = process(home, "copy", "--from", postgres_url, "--to", str(back))
+    assert done.code == 0, done.err
     assert held(SessionStore(back), names) == before
 
 
@@ -176,16 +159,16 @@ def test_copy_reports_a_session_it_cannot_copy_and_goes_on(
     files.add_message("bad", Message("user", "x", {"v": 1.5}))
     path = files.sessions_dir / "bad.jsonl"
     path.write_bytes(path.read_bytes().replace(b'{"v":1.5}', b'{"v":NaN}'))
-    done = zerda("copy", "--from", str(home), "--to", postgres_url)
-    assert done.returncode == 1
-    assert "error: session bad: cannot store this message's metadata" in done.stderr
-    assert "copied 1 session (2 messages)" in done.stderr
+    done = process(home, "copy", "--from", str(home), "--to", postgres_url)
+    assert done.code == 1
+    assert "error: session bad: cannot store this message's metadata" in done.err
+    assert "copied 1 session (2 messages)" in done.err
     assert pg.session_ids() == ["good"]  # the session it could not fill is not left empty
 
 
 def test_copy_refuses_the_same_store_twice(home: Path) -> None:
-    done = zerda("copy", "--from", str(home), "--to", str(home))
-    assert done.returncode == 2 and "the same store" in done.stderr
+    done = process(home, "copy", "--from", str(home), "--to", str(home))
+    assert done.code == 2 and "the same store" in done.err
 
 
 def test_copy_shows_progress_on_a_terminal(home: Path, postgres_url: str, pg: Store) -> None:

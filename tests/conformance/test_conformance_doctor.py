@@ -3,18 +3,13 @@ its running totals against the counted rows, recounted in one transaction."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_runner import process
 
 from zerda import NotFoundError
 from zerda.store.base import Store
-
-ZERDA = str(Path(sys.executable).parent / "zerda")
 
 
 def test_a_healthy_store_has_no_findings(store: Store) -> None:
@@ -53,25 +48,14 @@ def test_totals_that_disagree_with_the_rows_are_recounted(pg: Store) -> None:
     assert pg.check() == [] and pg.session_stats("b") == right
 
 
-def zerda(location: str, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [ZERDA, *args, "--store", location],
-        capture_output=True,
-        text=True,
-        env=os.environ,
-        timeout=120,
-        check=False,
-    )
-
-
 def test_zerda_doctor_on_the_server(pg: Store, postgres_url: str) -> None:
     pg.append_turn("a", "q", "a")
-    assert zerda(postgres_url, "doctor").returncode == 0
+    assert process(None, "doctor", "--store", postgres_url).code == 0
     skew(pg, "a")
-    found = zerda(postgres_url, "doctor")
-    assert found.returncode == 1
-    assert found.stdout.startswith("session a at ") and "messages 99, counted 2" in found.stdout
-    assert found.stdout.count("\n") == 1
-    repaired = zerda(postgres_url, "doctor", "a", "--repair")
-    assert repaired.returncode == 0 and repaired.stdout.startswith("repaired: session a at ")
-    assert zerda(postgres_url, "doctor").returncode == 0
+    found = process(None, "doctor", "--store", postgres_url)
+    assert found.code == 1
+    assert found.out.startswith("session a at ") and "messages 99, counted 2" in found.out
+    assert found.out.count("\n") == 1
+    repaired = process(None, "doctor", "a", "--repair", "--store", postgres_url)
+    assert repaired.code == 0 and repaired.out.startswith("repaired: session a at ")
+    assert process(None, "doctor", "--store", postgres_url).code == 0
