@@ -46,11 +46,17 @@ class Result:
 
     @property
     def out(self) -> str:
-        return self.stdout.decode("utf-8", "surrogateescape")
+        """stdout as text (output that is not UTF-8 fails the test here)."""
+        return self.stdout.decode("utf-8")
 
     @property
     def err(self) -> str:
-        return self.stderr.decode("utf-8", "surrogateescape")
+        """stderr as text (output that is not UTF-8 fails the test here)."""
+        return self.stderr.decode("utf-8")
+
+    def one_error_line(self) -> bool:
+        """stderr is one line ending in a newline, with no other line break (CR included)."""
+        return self.err.endswith("\n") and len(self.err.splitlines()) == 1
 
     def json(self) -> Any:
         return json.loads(self.stdout)

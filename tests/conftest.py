@@ -99,8 +99,10 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
 
 @pytest.fixture(autouse=True)
 def no_outside_settings(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every test starts without zerda's settings from the environment it was run in
-    (`ZERDA_STORE`, `ZERDA_CONFIG`, `OPENAI_API_KEY`, ...): what a test sets, it sets."""
+    """Every test function starts without zerda's settings from the environment it was run
+    in (`ZERDA_STORE`, `ZERDA_CONFIG`, `OPENAI_API_KEY`, ...): what a test sets, it sets.
+    A fixture of wider scope, set up before this, builds its own environment (as
+    tests/serve_helpers.py does for `zerda serve`)."""
     for name in settings(os.environ):
         monkeypatch.delenv(name)
 

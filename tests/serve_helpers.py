@@ -18,6 +18,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 import pytest
+from cli_runner import settings
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = Path(__file__).with_name("zep_client_scenarios.py")
@@ -69,7 +70,8 @@ def start(location: str, log: Path, *flags: str, key: str | None = None) -> Serv
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    env = {k: v for k, v in os.environ.items() if k != "ZERDA_API_KEY"}
+    outside = settings(os.environ)  # started for a module: before the tests' own clean-up
+    env = {k: v for k, v in os.environ.items() if k not in outside}
     env.update({"ZERDA_API_KEY": key} if key else {})
     argv = [sys.executable, "-m", "zerda_cli", "serve", "--port", str(port), "--store", location]
     with log.open("wb") as stderr:

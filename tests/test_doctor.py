@@ -186,7 +186,7 @@ def test_bad_arguments_change_nothing(
     garbage(session)
     before = session.read_bytes()
     done = process(home, "doctor", "--repair", *args)
-    assert done.code == code and says in done.err and done.err.count("\n") == 1
+    assert done.code == code and says in done.err and done.one_error_line()
     assert session.read_bytes() == before and not side_bytes(session.parent)
 
 

@@ -95,7 +95,7 @@ def test_zerda_entities_says_what_it_needs(home: Path) -> None:
     assert (nothing.code, both.code, missing.code) == (2, 2, 1)
     assert bad.code == 2 and "is not a session id" in bad.err
     assert "name the sessions, or give --all" in nothing.err
-    assert missing.err.count("\n") == 1 and "nope" in missing.err
+    assert missing.one_error_line() and "nope" in missing.err
     assert "Traceback" not in nothing.err + both.err + missing.err
     assert "entities" not in shown(home, "s")[0]  # nothing written when one is missing
 

@@ -97,7 +97,7 @@ def test_malformed_and_unknown_files_give_one_line(home: Path, tmp_path: Path) -
     done = process(home, "import", str(broken), "--from", "chatgpt")
     assert done.code == 1
     assert done.err.startswith(f"error: {broken}: not valid JSON (")
-    assert done.err.count("\n") == 1
+    assert done.one_error_line()
     unknown = tmp_path / "notes.txt"
     unknown.write_text("hello")
     done = process(home, "import", str(unknown))
@@ -111,7 +111,7 @@ def test_usage_errors_exit_2(home: Path) -> None:
     for args in (["import"], ["import", "a", "b", "c"], bad_format):
         done = process(home, *args)
         assert done.code == 2, args
-        assert done.err.count("\n") == 1 and done.err.startswith("error: ")
+        assert done.one_error_line() and done.err.startswith("error: ")
     needs_session = process(home, "import", "-", "--from", "openai")
     assert needs_session.code == 2
 

@@ -5,7 +5,8 @@ every uuid, time and count is known).
 The plain cases are what a pipe gets; the terminal cases are what an 80-column terminal
 gets (Rich, styles without colour; ESC is written ␛ in the files). After a deliberate
 change of output, write the files anew with
-`ZERDA_TEST_WRITE_RENDERS=1 python -m pytest tests/test_renders.py` and read the diff.
+`ZERDA_TEST_WRITE_RENDERS=1 python -m pytest tests/test_renders.py` (the files it writes
+fail, so run it again without) and read the diff.
 """
 
 from __future__ import annotations
@@ -127,10 +128,14 @@ def rendered(done: Result) -> str:
 
 
 def compare(case: str, done: Result) -> None:
+    """The run against its file; with ZERDA_TEST_WRITE_RENDERS=1 a file that differs is
+    written anew and the test fails all the same, so that a run writing files never passes."""
     path = RENDERS / f"{case}.txt"
-    if WRITE:
-        path.write_text(rendered(done), encoding="utf-8")
-    assert rendered(done) == path.read_text(encoding="utf-8")
+    text = rendered(done)
+    if WRITE and (not path.exists() or path.read_text(encoding="utf-8") != text):
+        path.write_text(text, encoding="utf-8")
+        pytest.fail(f"wrote {path.name} anew: read the diff, then run again without the variable")
+    assert text == path.read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize("case", sorted(PLAIN))
@@ -144,6 +149,7 @@ def test_terminal_output(
 ) -> None:
     monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
     terminal = {"TERM": "xterm", "COLUMNS": "80", "LINES": "200", "NO_COLOR": "1"}
+    terminal |= {"FORCE_COLOR": None, "TTY_COMPATIBLE": None, "TTY_INTERACTIVE": None}
     compare(case, zerda(*TERMINAL[case], env=terminal))
 
 

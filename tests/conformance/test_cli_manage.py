@@ -66,7 +66,7 @@ def fails(code: int, *args: str, location: str, text: str = "") -> str:
     """Run a command that must fail with `code` and one error line; that line."""
     done = process(the_tests_home(), *args, "--store", location)
     assert done.code == code, done.err
-    assert done.out == "" and done.err.count("\n") == 1, done.err
+    assert done.out == "" and done.one_error_line(), done.err
     assert done.err.startswith("error: ") and text in done.err
     return done.err
 

@@ -141,7 +141,7 @@ def test_bad_values_are_one_usage_line(
     before = [m.to_dict() for m in history.iter_messages("a")]
     done = process(NOWHERE, "search", *args, "--store", location)
     assert done.code == 2 and done.out == ""
-    assert done.err.count("\n") == 1 and says in done.err, done.err
+    assert done.one_error_line() and says in done.err, done.err
     assert [m.to_dict() for m in history.iter_messages("a")] == before
 
 

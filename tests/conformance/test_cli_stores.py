@@ -70,7 +70,7 @@ def test_store_and_home_together_are_a_usage_error(home: Path) -> None:
 def test_an_unusable_server_is_one_line_without_its_password() -> None:
     done = process(None, "show", "s", "--store", "postgresql://ana:hunter2@127.0.0.1:1/db")
     assert done.code == 1 and done.out == ""
-    assert done.err.count("\n") == 1 and "hunter2" not in done.err
+    assert done.one_error_line() and "hunter2" not in done.err
     assert done.err.startswith("error: PostgreSQL at postgresql://ana@127.0.0.1:1/db: ")
     done = process(None, "show", "s", "--store", "mysql://ana:hunter2@h/db")
     assert done.code == 1 and "hunter2" not in done.err
