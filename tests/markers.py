@@ -282,6 +282,7 @@ PROCESSES = _table(
         ),
         "test_langchain_processes.py": ("test_eight_processes_lose_no_message",),
         "test_mcp.py": (
+            "test_every_request_read_before_stdin_closes_is_answered",
             "test_stdout_carries_the_protocol_alone",
             "test_the_command_serves_over_stdio",
         ),

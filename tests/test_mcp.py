@@ -20,6 +20,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
+from cli_runner import process
 from mcp import StdioServerParameters
 from mcp.client import Client, ClientSession
 from mcp.client.stdio import stdio_client
@@ -291,6 +292,34 @@ def test_stdout_carries_the_protocol_alone(tmp_path: Path) -> None:
     replies = [json.loads(line) for line in done.stdout.splitlines()]
     assert [reply["id"] for reply in replies] == [1, 2]
     assert replies[1]["result"]["isError"] and "session_id" in done.stdout
+
+
+def test_every_request_read_before_stdin_closes_is_answered(tmp_path: Path) -> None:
+    """A client that writes its requests and closes stdin (a shell pipe) gets every answer,
+    and every write it asked for is stored once (requests run concurrently, as JSON-RPC
+    allows, so not in order); a cancel notification, known request or not, leaves no
+    process waiting."""
+    hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t"}}
+    requests: list[dict[str, Any]] = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+    ]
+    contents = [f"piped message {n}" for n in range(12)]
+    for n, content in enumerate(contents, start=2):
+        arguments = {"session_id": "piped", "role": "user", "content": content}
+        call = {"name": "add_message", "arguments": arguments}
+        requests.append({"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": call})
+    for request_id in (99, 100):
+        cancel = {"requestId": request_id, "reason": "gone"}
+        requests.append({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": cancel})
+    lines = "".join(json.dumps(request) + "\n" for request in requests)
+    done = process(tmp_path / "home", "mcp", stdin=lines, timeout=60)
+    assert done.code == 0, done.err
+    replies = [json.loads(line) for line in done.out.splitlines()]
+    assert sorted(reply["id"] for reply in replies) == list(range(1, 14))
+    assert not any(reply["result"].get("isError") for reply in replies[1:])
+    stored = SessionStore(tmp_path / "home").iter_messages("piped")
+    assert sorted(message.content for message in stored) == sorted(contents)
 
 
 async def test_messages_come_back_with_the_entities_they_name(store: Store) -> None:

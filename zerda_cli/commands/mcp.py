@@ -14,11 +14,13 @@ def mcp(home: HomeOpt = None, location: StoreOpt = None) -> None:
     """Serve the sessions to an MCP client (Claude Desktop, an IDE) on stdin/stdout:
     search, list, read, summarize and add to them."""
     try:
-        from zerda.mcp import build_server
+        import anyio
+
+        from zerda.mcp import build_server, serve_stdio
     except ImportError as exc:
         raise ZerdaError(str(exc)) from None
     store = open_store(home, location, extract_entities=True)
     try:
-        build_server(store).run("stdio")
+        anyio.run(serve_stdio, build_server(store))
     finally:
         store.close()
