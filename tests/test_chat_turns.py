@@ -231,6 +231,43 @@ def test_a_piped_line_over_the_limit_is_refused_without_being_held_whole(
     assert [m.content for m in store.iter_messages("s")] == ["after", "ok"]
 
 
+# A reply of 48 MiB, and a file written once all of it was taken: a reader that stops at
+# the limit ends the program before that.
+ENDLESS = """import pathlib, sys
+sys.stdin.read()
+for _ in range(768):
+    sys.stdout.write("y" * 65536)
+sys.stdout.flush()
+pathlib.Path(sys.argv[1]).touch()
+"""
+
+
+def test_a_streamed_reply_is_stopped_at_the_size_limit(store: SessionStore, tmp_path: Path) -> None:
+    """A program writing a reply too large to record is ended once it passes 16 MiB: the
+    reply is neither recorded nor printed again whole, and the next turn works."""
+    script, finished = tmp_path / "endless.py", tmp_path / "finished"
+    script.write_text(ENDLESS)
+    screen = Screen(store, CommandClient([sys.executable, str(script), str(finished)]))
+    output = screen.type("tell me everything")
+    assert "error: the reply is larger than 16.0 MiB" in output
+    assert len(output) < 1024 * 1024  # the 16 MiB that arrived are not printed again
+    assert not store.exists("s") and not finished.exists()
+    screen.chat.backend = ManualBackend(ask=lambda: "short")
+    screen.type("again")
+    assert [m.content for m in store.iter_messages("s")] == ["again", "short"]
+
+
+def test_a_piped_reply_is_stopped_at_the_size_limit(store: SessionStore, tmp_path: Path) -> None:
+    script, finished = tmp_path / "endless.py", tmp_path / "finished"
+    script.write_text(ENDLESS)
+    errors = io.StringIO()
+    backend = CommandClient([sys.executable, str(script), str(finished)])
+    chat = Chat(store, "s", ChatConfig(), ChatView(Console(file=errors)), backend)
+    assert run_piped(chat, [b"tell me everything\n"], reply_writer(io.StringIO())) == 1
+    assert "line 1: the reply is larger than 16.0 MiB" in errors.getvalue()
+    assert not store.exists("s") and not finished.exists()
+
+
 # -- provenance on the command line -----------------------------------------------------------
 
 

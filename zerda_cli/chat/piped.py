@@ -6,10 +6,11 @@ import sys
 from collections.abc import Callable, Iterable, Iterator
 from typing import IO, Any
 
-from zerda.limits import MAX_MESSAGE_BYTES, over_limit, too_large
+from zerda.limits import MAX_MESSAGE_BYTES, too_large
 from zerda.messages import Message
 from zerda_cli.chat.backends import BackendError
 from zerda_cli.chat.repl import Answer, Chat, StoredTurn
+from zerda_cli.chat.streaming import ReplyTooLarge, within_limit
 from zerda_cli.options.inputs import decode
 from zerda_cli.render.sanitize import neutralize, to_json
 
@@ -29,17 +30,18 @@ def run_piped(chat: Chat, lines: Iterable[bytes], emit: Emit) -> int:
             continue
         reply = chat.backend.reply(chat.context(text))
         try:
-            answer = Answer(reply.read(), reply.provenance)
+            answer = Answer("".join(within_limit(reply)), reply.provenance)
         except BackendError as exc:
             chat.view.error(f"line {number}: {exc}; nothing recorded")
             failures += 1
             continue
-        if not answer.text.strip():
-            chat.view.error(f"line {number}: empty reply; nothing recorded")
+        except ReplyTooLarge:
+            reply.close()
+            chat.view.error(f"line {number}: {too_large('the reply')}")
             failures += 1
             continue
-        if over_limit(answer.text):
-            chat.view.error(f"line {number}: {too_large('the reply')}")
+        if not answer.text.strip():
+            chat.view.error(f"line {number}: empty reply; nothing recorded")
             failures += 1
             continue
         chat.say_if_truncated(answer)

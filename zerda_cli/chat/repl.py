@@ -25,7 +25,7 @@ from zerda_cli.chat.config import ChatConfig, MemorySpec
 from zerda_cli.chat.memory import bind_chat_memory, bind_memory, chat_summarizer
 from zerda_cli.chat.slash_commands import is_command, parse, unescape
 from zerda_cli.chat.slash_handlers import HANDLERS
-from zerda_cli.chat.streaming import in_background
+from zerda_cli.chat.streaming import ReplyTooLarge, in_background, within_limit
 from zerda_cli.chat.terminal import sigint_deferred, typing_hidden
 from zerda_cli.chat.view import ChatView
 from zerda_cli.render.sanitize import one_line
@@ -163,8 +163,13 @@ class Chat:
                     self.view.reply(text)
             else:
                 waiting = f"waiting for {self.backend.name} · Ctrl-C cancels"
-                with typing_hidden():
-                    text = self.view.stream(in_background(reply, self.backend.cancel), waiting)
+                # Bounded in the worker, so no more than the limit is ever read ahead.
+                pieces = in_background(within_limit(reply), self.backend.cancel)
+                with typing_hidden(), contextlib.closing(pieces):
+                    text = self.view.stream(pieces, waiting)
+        except ReplyTooLarge:
+            self.view.error(too_large("the reply") + after)
+            return None
         except (KeyboardInterrupt, EOFError):
             self.view.note(f"cancelled: nothing recorded{after}")
             return None

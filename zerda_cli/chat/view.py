@@ -20,6 +20,7 @@ from rich.table import Table
 from rich.text import Text
 
 from zerda.store._stats import SessionStats
+from zerda_cli.chat.streaming import ReplyTooLarge
 from zerda_cli.render.pieces import safe_text
 from zerda_cli.render.sanitize import neutralize, one_line
 
@@ -84,7 +85,8 @@ class ChatView:
         """Show the reply as Markdown while it arrives; return all of it.
 
         The live area shows the reply's last screenful and is erased at the end;
-        the whole reply is then printed once, so it lands complete in the scrollback.
+        the whole reply is then printed once, so it lands complete in the scrollback
+        (unless it grew too large: ReplyTooLarge from `pieces` passes through).
         """
         self.console.print(Text(ASSISTANT_LABEL, style=ROLE_STYLES["assistant"]))
         tail = _Tail(Spinner("dots", Text(waiting, style="dim")), self.plain)
@@ -92,6 +94,9 @@ class ChatView:
             with Live(tail, console=self.console, refresh_per_second=12, transient=True):
                 for piece in pieces:
                     tail.text += piece
+        except ReplyTooLarge:
+            tail.text = ""  # not recorded, and too long to print again
+            raise
         finally:
             if tail.text:
                 self.console.print(_reply(tail.text, self.plain))
