@@ -374,6 +374,38 @@ def test_no_arguments_prints_help(zerda) -> None:
     assert result.code == 0 and "Usage: zerda" in result.out
 
 
+def _command_paths() -> list[tuple[str, ...]]:
+    from typer.main import get_command
+
+    from zerda_cli.app import app
+
+    def walk(command: object, path: tuple[str, ...]) -> list[tuple[str, ...]]:
+        below = getattr(command, "commands", {})
+        return [path] + [p for name, sub in below.items() for p in walk(sub, (*path, name))]
+
+    return walk(get_command(app), ())
+
+
+def test_every_help_names_arguments_once_and_flows_to_the_width(zerda) -> None:
+    """Usage lines give each argument's name once, in capitals (`[SESSION]`, not
+    `[[SESSION]]` or `query`), and each paragraph of a description is one line on a wide
+    terminal: the docstring's own line breaks do not show."""
+    paths = _command_paths()
+    assert len(paths) > 25
+    for path in paths:
+        shown = zerda(*path, "--help", env={"COLUMNS": "400", "TERM": "dumb"}).out
+        lines = [line.strip() for line in shown.splitlines()]
+        usage = next(line for line in lines if line.startswith("Usage:"))
+        named = usage.partition("[OPTIONS]")[2]
+        assert "[[" not in named and named == named.upper(), usage
+        text = lines[lines.index(usage) + 1 : next(i for i, x in enumerate(lines) if "─" in x)]
+        paragraphs = "\n".join(text).strip().split("\n\n")
+        assert all("\n" not in paragraph for paragraph in paragraphs), (path, paragraphs)
+    listed = zerda("--help", env={"COLUMNS": "400", "TERM": "dumb"}).out
+    doctor = next(line for line in listed.splitlines() if "│ doctor" in line)
+    assert "files not 0600, hard links; on a PostgreSQL store" in doctor
+
+
 def test_chat_refuses_a_bad_session_id_as_a_usage_error(zerda, home: Path) -> None:
     result = zerda("chat", "bad id")
     assert result.code == 2

@@ -11,6 +11,14 @@ from zerda_cli import basics
 from zerda_cli.options.params import HomeOpt, JsonOpt, LenientOpt, SessionOpt, StoreOpt
 from zerda_cli.options.spans import SinceOpt, UntilOpt
 
+QueryArg = Annotated[
+    str,
+    typer.Argument(
+        metavar="QUERY",
+        help="What to find: a string, or words (--words), or a pattern (--regex).",
+        show_default=False,
+    ),
+]
 RoleOpt = Annotated[
     list[str] | None,
     typer.Option(
@@ -51,7 +59,7 @@ RankOpt = Annotated[
 
 
 def search(
-    query: str,
+    query: QueryArg,
     session: SessionOpt = None,
     role: RoleOpt = None,
     since: SinceOpt = None,
