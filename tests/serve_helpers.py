@@ -66,29 +66,38 @@ class Server:
 
 
 def start(location: str, log: Path, *flags: str, key: str | None = None) -> Server:
-    """`zerda serve --store LOCATION FLAGS` on a free loopback port, once it answers."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    """`zerda serve --store LOCATION FLAGS` on a free loopback port, once it answers; on
+    another port if something took the one chosen before the server bound it."""
     outside = settings(os.environ)  # started for a module: before the tests' own clean-up
     env = {k: v for k, v in os.environ.items() if k not in outside}
     env.update({"ZERDA_API_KEY": key} if key else {})
-    argv = [sys.executable, "-m", "zerda_cli", "serve", "--port", str(port), "--store", location]
-    with log.open("wb") as stderr:
-        proc = subprocess.Popen([*argv, *flags], stderr=stderr, stdout=stderr, env=env)
-    server = Server(f"http://127.0.0.1:{port}", location, log, proc)
-    _wait_until_up(server)
-    return server
+    for _ in range(3):
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        argv = [sys.executable, "-m", "zerda_cli", "serve", "--port", str(port)]
+        with log.open("wb") as stderr:
+            proc = subprocess.Popen(
+                [*argv, "--store", location, *flags], stderr=stderr, stdout=stderr, env=env
+            )
+        server = Server(f"http://127.0.0.1:{port}", location, log, proc)
+        if _came_up(server):
+            return server
+    pytest.fail(f"zerda serve found no free port: {log.read_text()}")
 
 
-def _wait_until_up(server: Server, seconds: float = 60) -> None:
+def _came_up(server: Server, seconds: float = 60) -> bool:
+    """True once it answers; False if it ended because its port was taken."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         if server.proc.poll() is not None:
-            pytest.fail(f"zerda serve ended: {server.log.read_text()}")
+            said = server.log.read_text()
+            if "address already in use" in said:
+                return False
+            pytest.fail(f"zerda serve ended: {said}")
         try:
             if httpx.get(server.url + "/healthz").status_code == 200:
-                return
+                return True
         except httpx.TransportError:
             time.sleep(0.1)
     server.proc.kill()

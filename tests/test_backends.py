@@ -33,16 +33,25 @@ def script(tmp_path: Path, body: str) -> str:
 
 
 def test_command_gets_json_context_and_its_stdout_streams_back(tmp_path: Path) -> None:
+    """The program writes its first piece and waits for the test to have read it: the
+    reply streams, it is not read at the end."""
+    go = tmp_path / "go"
     command = script(
         tmp_path,
+        "import pathlib\n"
         "data = json.load(sys.stdin)\n"
-        "for m in data['messages']:\n"
+        "for n, m in enumerate(data['messages']):\n"
         "    sys.stdout.write(m['role'] + '=' + m['content'] + ';'); sys.stdout.flush()\n"
-        "    time.sleep(0.05)\n",
+        "    deadline = time.monotonic() + 120\n"
+        f"    while n == 0 and not pathlib.Path({str(go)!r}).exists():\n"
+        "        assert time.monotonic() < deadline, 'the first piece was never read'\n"
+        "        time.sleep(0.01)\n",
     )
-    pieces = list(CommandClient(command).reply(CONTEXT))
-    assert "".join(pieces) == "".join(f"{m['role']}={m['content']};" for m in CONTEXT)
-    assert len(pieces) > 1  # streamed, not read at the end
+    pieces = CommandClient(command).reply(CONTEXT)
+    first = next(pieces)
+    go.touch()
+    assert first == "system=Be brief.;"
+    assert first + "".join(pieces) == "".join(f"{m['role']}={m['content']};" for m in CONTEXT)
 
 
 def test_command_text_format_gets_role_lines(tmp_path: Path) -> None:
@@ -168,14 +177,15 @@ def test_openai_connection_refused() -> None:
 
 
 def test_openai_timeouts_before_and_during_the_reply() -> None:
-    with chat_server(pause=3.0) as server:
-        waiting = OpenAIClient(server.url("hang"), "m", None, timeout=0.3)
-        with pytest.raises(ClientError, match=r"within 0.3 s \(timeout\)"):
+    # The timeout covers connecting and the first piece too: 2 s leaves a loaded machine room.
+    with chat_server(pause=8.0) as server:
+        waiting = OpenAIClient(server.url("hang"), "m", None, timeout=2.0)
+        with pytest.raises(ClientError, match=r"within 2 s \(timeout\)"):
             list(waiting.reply(CONTEXT))
-        stalled = OpenAIClient(server.url("slow"), "m", None, timeout=0.3)
+        stalled = OpenAIClient(server.url("slow"), "m", None, timeout=2.0)
         pieces = stalled.reply(CONTEXT)
         assert next(pieces) == "ech"
-        with pytest.raises(ClientError, match=r"stopped sending for 0.3 s \(timeout\)"):
+        with pytest.raises(ClientError, match=r"stopped sending for 2 s \(timeout\)"):
             list(pieces)
 
 

@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 from cli_runner import ZERDA
@@ -139,6 +140,7 @@ HANGING = textwrap.dedent(
     messages = json.load(sys.stdin)["messages"]
     if "running summary" in messages[0]["content"]:
         if os.path.exists(os.environ["MODEL_HANGS"]):
+            open(os.environ["MODEL_HANGS"] + ".now", "w").close()  # hanging from here on
             time.sleep(60)
         print("SUMMARY")
     else:
@@ -174,13 +176,18 @@ def test_ctrl_c_cancels_a_hanging_summary_and_keeps_the_turn(home: Path, tmp_pat
     )
     (tmp_path / "hang").touch()  # every summary request hangs
     child.expect_exact(PROMPT)
-    sent, hung = 0, False
-    while not hung and sent < 12:
+    hanging = tmp_path / "hang.now"
+    sent = 0
+    while not hanging.exists() and sent < 12:
         child.sendline(f"question {sent}")
         sent += 1
         child.expect_exact("reply words")
-        hung = child.expect_exact([PROMPT, pexpect.TIMEOUT], timeout=5) == 1
-    assert hung, "no save folded older turns into the summary"
+        # The prompt back, or a summary request that hangs (the model says so in a file).
+        deadline = time.monotonic() + 60
+        while not hanging.exists() and time.monotonic() < deadline:
+            if child.expect_exact([PROMPT, pexpect.TIMEOUT], timeout=0.2) == 0:
+                break
+    assert hanging.exists(), "no save folded older turns into the summary"
     child.sendintr()  # while the turn's save waits for the summary
     child.expect_exact("summary not updated", timeout=15)  # not the minute the model takes
     child.expect_exact("cancelled (Ctrl-C)")

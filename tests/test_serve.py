@@ -8,6 +8,7 @@ import json
 import os
 import secrets
 import signal
+import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -247,7 +248,11 @@ def test_no_cors_headers_are_sent(server: Server) -> None:
 def test_the_log_shows_each_request_on_stderr_and_never_the_key(server: Server) -> None:
     httpx.get(server.url + "/api/v1/sessions", headers={"Authorization": "Bearer wrong-key"})
     httpx.get(server.url + "/api/v1/sessions", headers=_auth())
-    time.sleep(0.2)
+    wanted = ('"GET /api/v1/sessions HTTP/1.1" 401', '"GET /api/v1/sessions HTTP/1.1" 200')
+    deadline = time.monotonic() + 30
+    while not all(line in server.log.read_text() for line in wanted):
+        assert time.monotonic() < deadline, server.log.read_text()
+        time.sleep(0.05)
     log = server.log.read_text()
     assert '"GET /api/v1/sessions HTTP/1.1" 401' in log
     assert '"GET /api/v1/sessions HTTP/1.1" 200' in log
@@ -277,23 +282,34 @@ def test_without_a_key_on_loopback_with_workers_and_sigterm_finishes_a_request(
 
 
 def _slow_post(server: Server, session_id: str, meanwhile: Any) -> httpx.Response:
-    """A memory posted in two parts, `meanwhile()` called between them."""
-    go_on = threading.Event()
+    """A memory posted in two parts, `meanwhile()` called once the first part is sent (and
+    a second more, for the server to take the connection up)."""
+    first_sent, go_on = threading.Event(), threading.Event()
 
     def body() -> Iterator[bytes]:
         yield b'{"messages": [{"role": "human", '
-        go_on.wait(10)
+        first_sent.set()  # httpx asks for more once the first part is written
+        go_on.wait(60)
         yield b'"content": "sent while the server stopped"}]}'
 
     url = f"{server.url}/api/v1/sessions/{session_id}/memory"
-    found: list[httpx.Response] = []
-    sender = threading.Thread(target=lambda: found.append(httpx.post(url, content=body())))
+    found: list[httpx.Response | Exception] = []
+
+    def send() -> None:
+        try:
+            found.append(httpx.post(url, content=body(), timeout=60))
+        except Exception as exc:  # shown by the assertion below, not lost in the thread
+            found.append(exc)
+
+    sender = threading.Thread(target=send)
     sender.start()
-    time.sleep(0.5)
+    assert first_sent.wait(60), "the first part was never sent"
+    time.sleep(1)
     meanwhile()
     time.sleep(0.5)
     go_on.set()
-    sender.join(30)
+    sender.join(90)
+    assert found and isinstance(found[0], httpx.Response), found
     return found[0]
 
 
@@ -320,6 +336,19 @@ def test_bad_flags_are_one_line_and_exit_2(
     assert main(["serve", *args]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and says in err
+
+
+def test_an_address_in_use_is_one_line_and_exit_1(
+    capsys: pytest.CaptureFixture[str], home: Path
+) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert main(["serve", "--no-auth", "--port", str(port)]) == 1
+    assert capsys.readouterr().err == (
+        f"error: cannot listen on 127.0.0.1:{port}: address already in use\n"
+    )
 
 
 def test_the_key_comes_from_a_file_or_the_environment_not_from_argv(

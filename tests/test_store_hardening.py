@@ -456,14 +456,21 @@ def test_a_session_deleted_before_it_is_opened_is_not_found(store: SessionStore)
         list(messages)
 
 
-# Holds the session's lock, says so, then deletes the session while a reader waits for it.
+# Holds the session's lock, says so, then deletes the session once a reader waits for the
+# lock (a blocked flock on the lock file's inode in /proc/locks; at most a minute).
 DELETES_UNDER_THE_LOCK = """
-import sys, time
+import os, sys, time
 from zerda import SessionStore
 file = SessionStore(sys.argv[1])._file("s")
 with file.locked():
     print("locked", flush=True)
-    time.sleep(1.5)
+    inode = f":{os.stat(file.lock_path).st_ino} "
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        with open("/proc/locks") as locks:
+            if any("->" in line and inode in line for line in locks):
+                break
+        time.sleep(0.01)
     file.remove()
 """
 
