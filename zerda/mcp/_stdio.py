@@ -10,7 +10,7 @@ every request read has been answered, or cancelled by the client.
 from __future__ import annotations
 
 from types import TracebackType
-from typing import Any, Self
+from typing import Any, Generic, Self, TypeVar
 
 import anyio
 from mcp.server.mcpserver import MCPServer
@@ -21,6 +21,7 @@ from mcp_types import JSONRPCError, JSONRPCNotification, JSONRPCRequest, JSONRPC
 
 Inbound = SessionMessage | Exception
 RequestId = str | int
+S = TypeVar("S", ReadStream[Inbound], WriteStream[SessionMessage])
 CANCELLED = "notifications/cancelled"  # the client gave a request up: no answer comes
 
 
@@ -62,7 +63,27 @@ class OpenRequests:
             self.none_open.set()
 
 
-class AnsweredBeforeEnd:
+class Wrapped(Generic[S]):
+    """A stream of the SDK's (`stream`), wrapped to watch what passes; closed as it is."""
+
+    stream: S
+
+    async def aclose(self) -> None:
+        await self.stream.aclose()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc_val: BaseException | None,
+        exc_tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+
+class AnsweredBeforeEnd(Wrapped[ReadStream[Inbound]]):
     """The read stream, whose end waits until every request it gave has been answered."""
 
     def __init__(self, stream: ReadStream[Inbound], requests: OpenRequests) -> None:
@@ -91,22 +112,8 @@ class AnsweredBeforeEnd:
         except anyio.EndOfStream:
             raise StopAsyncIteration from None
 
-    async def aclose(self) -> None:
-        await self.stream.aclose()
 
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc_val: BaseException | None,
-        exc_tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
-
-
-class NotingAnswers:
+class NotingAnswers(Wrapped[WriteStream[SessionMessage]]):
     """The write stream, noting each answer it carries."""
 
     def __init__(self, stream: WriteStream[SessionMessage], requests: OpenRequests) -> None:
@@ -116,17 +123,3 @@ class NotingAnswers:
     async def send(self, item: SessionMessage, /) -> None:
         await self.stream.send(item)
         self.requests.written(item)
-
-    async def aclose(self) -> None:
-        await self.stream.aclose()
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc_val: BaseException | None,
-        exc_tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
