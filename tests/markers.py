@@ -283,6 +283,7 @@ PROCESSES = _table(
         "test_langchain_processes.py": ("test_eight_processes_lose_no_message",),
         "test_mcp.py": (
             "test_every_request_read_before_stdin_closes_is_answered",
+            "test_the_end_of_input_waits_for_no_request_that_gets_no_answer",
             "test_stdout_carries_the_protocol_alone",
             "test_the_command_serves_over_stdio",
         ),

@@ -322,6 +322,71 @@ def test_every_request_read_before_stdin_closes_is_answered(tmp_path: Path) -> N
     assert sorted(message.content for message in stored) == sorted(contents)
 
 
+MODERN = {
+    "_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    }
+}
+HELLO = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t"}}
+OPENING = [
+    {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": HELLO},
+    {"jsonrpc": "2.0", "method": "notifications/initialized"},
+]
+ADD = {"name": "add_message", "arguments": {"session_id": "a", "role": "user", "content": "x"}}
+
+
+@pytest.mark.parametrize(
+    ("requests", "answered"),
+    [
+        pytest.param(
+            [
+                *OPENING,
+                {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": ADD},
+                {
+                    "jsonrpc": "2.0",
+                    "method": "notifications/cancelled",
+                    "params": {"requestId": "2"},
+                },
+            ],
+            [[1], [1, 2]],  # answered, unless the cancel came first
+            id="cancelled-with-its-id-as-a-string",
+        ),
+        pytest.param(
+            [*OPENING, *[{"jsonrpc": "2.0", "id": 2, "method": "tools/list"}] * 3],
+            [[1, 2, 2, 2]],
+            id="one-id-used-three-times",
+        ),
+        pytest.param(
+            [
+                {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": MODERN},
+                {
+                    "jsonrpc": "2.0",
+                    "id": 2,
+                    "method": "subscriptions/listen",
+                    "params": {**MODERN, "notifications": {"toolsListChanged": True}},
+                },
+            ],
+            [[1, 2]],  # the listen ends, answered, with the connection
+            id="a-listen-of-the-2026-protocol",
+        ),
+    ],
+)
+def test_the_end_of_input_waits_for_no_request_that_gets_no_answer(
+    tmp_path: Path, requests: list[dict[str, Any]], answered: list[list[int]]
+) -> None:
+    """A request cancelled by the client (its id as a string or a number: the SDK takes
+    them as one), a listen (answered only when the connection ends) and an id used again
+    each leave `zerda mcp` free to end at once; the backstop for requests still open is 30
+    s, and the process must end well before it."""
+    lines = "".join(json.dumps(request) + "\n" for request in requests)
+    done = process(tmp_path / "home", "mcp", stdin=lines, timeout=20)
+    assert done.code == 0, done.err
+    ids = sorted(json.loads(line).get("id") for line in done.out.splitlines())
+    assert ids in answered, done.out
+
+
 async def test_messages_come_back_with_the_entities_they_name(store: Store) -> None:
     async with Client(build_server(store)) as client:
         added = await answer(

@@ -4,11 +4,14 @@ it read before stdin closed.
 The SDK's loop cancels the requests still running when its input ends, so a client that
 writes its requests and closes stdin (a shell pipe, a script) lost the answers, and a
 write in flight could finish unanswered. Here the end of input is passed on only once
-every request read has been answered, or cancelled by the client.
+every request read has been answered, or cancelled by the client, or GRACE seconds have
+passed (a backstop: zerda's tools are local and quick). A listen request, answered only
+when the connection ends, is not waited for.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from types import TracebackType
 from typing import Any, Generic, Self, TypeVar
 
@@ -16,13 +19,16 @@ import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.server.stdio import stdio_server
 from mcp.shared._stream_protocols import ReadStream, WriteStream
+from mcp.shared.dispatcher import coerce_request_id
+from mcp.shared.jsonrpc_dispatcher import cancelled_request_id_from_params
 from mcp.shared.message import SessionMessage
 from mcp_types import JSONRPCError, JSONRPCNotification, JSONRPCRequest, JSONRPCResponse
 
 Inbound = SessionMessage | Exception
-RequestId = str | int
 S = TypeVar("S", ReadStream[Inbound], WriteStream[SessionMessage])
 CANCELLED = "notifications/cancelled"  # the client gave a request up: no answer comes
+LISTEN = "subscriptions/listen"  # a stream of notifications, answered when the connection ends
+GRACE = 30.0  # seconds the requests still open at the end of input have to finish
 
 
 async def serve_stdio(server: MCPServer) -> None:
@@ -38,29 +44,40 @@ async def serve_stdio(server: MCPServer) -> None:
 
 
 class OpenRequests:
-    """The ids of the requests read and not yet answered."""
+    """How many requests of each id were read and not yet answered (ids as the SDK matches
+    them: "7" and 7 are one; a client may reuse an id)."""
 
     def __init__(self) -> None:
-        self.ids: set[RequestId] = set()
+        self.ids: Counter[Any] = Counter()
         self.none_open = anyio.Event()
         self.none_open.set()
 
     def read(self, item: Inbound) -> None:
         message = item.message if isinstance(item, SessionMessage) else None
-        if isinstance(message, JSONRPCRequest):
-            self.ids.add(message.id)
+        if isinstance(message, JSONRPCRequest) and message.method != LISTEN:
+            self.ids[coerce_request_id(message.id)] += 1
             self.none_open = anyio.Event() if self.none_open.is_set() else self.none_open
         elif isinstance(message, JSONRPCNotification) and message.method == CANCELLED:
-            self.done((message.params or {}).get("requestId"))
+            self.done(cancelled_request_id_from_params(message.params))
 
     def written(self, item: SessionMessage) -> None:
         if isinstance(item.message, JSONRPCResponse | JSONRPCError):
             self.done(item.message.id)
 
     def done(self, request_id: Any) -> None:
-        self.ids.discard(request_id)
+        if request_id is None:
+            return
+        key = coerce_request_id(request_id)
+        self.ids[key] -= 1
+        if self.ids[key] <= 0:
+            del self.ids[key]
         if not self.ids:
             self.none_open.set()
+
+    async def all_answered(self) -> None:
+        """Return once none is open, or after GRACE seconds."""
+        with anyio.move_on_after(GRACE):
+            await self.none_open.wait()
 
 
 class Wrapped(Generic[S]):
@@ -98,7 +115,7 @@ class AnsweredBeforeEnd(Wrapped[ReadStream[Inbound]]):
         try:
             item = await self.stream.receive()
         except anyio.EndOfStream:
-            await self.requests.none_open.wait()
+            await self.requests.all_answered()
             raise
         self.requests.read(item)
         return item
