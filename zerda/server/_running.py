@@ -22,25 +22,37 @@ def serve(settings: Settings, host: str = "127.0.0.1", port: int = 8000, workers
     anything starts, for settings that cannot serve there; ZerdaError for an address it
     cannot listen on)."""
     settings.check(host).export()
-    check_address(host, port)
+    check_address(host, port, workers)
     uvicorn.run(
         APP_FACTORY, factory=True, host=host, port=port, workers=workers, log_config=log_config()
     )
 
 
-def check_address(host: str, port: int) -> None:
+def check_address(host: str, port: int, workers: int = 1) -> None:
     """ZerdaError, in one line, when `host`:`port` cannot be listened on (in use, not an
-    address of this machine, a privileged port), bound as uvicorn binds it."""
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    address of this machine, a privileged port), tried as uvicorn binds it: one worker
+    listens on every address `host` resolves to (IPv6 ones IPv6 only), several on one."""
+    try:
+        if workers > 1:
+            family = socket.AF_INET6 if ":" in host else socket.AF_INET
+            _bind(family, (host, port), v6only=False)
+        else:
+            found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+            for family, _, _, _, address in found:
+                _bind(family, address, v6only=True)
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        shown = f"[{host}]" if ":" in host else host
+        said = reason[:1].lower() + reason[1:]
+        raise ZerdaError(f"cannot listen on {shown}:{port}: {said}") from None
+
+
+def _bind(family: int, address: Any, v6only: bool) -> None:
     with socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP) as probe:
         probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            probe.bind((host, port))
-        except OSError as exc:
-            reason = exc.strerror or str(exc)
-            shown = f"[{host}]" if family == socket.AF_INET6 else host
-            said = reason[:1].lower() + reason[1:]
-            raise ZerdaError(f"cannot listen on {shown}:{port}: {said}") from None
+        if v6only and family == socket.AF_INET6:
+            probe.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+        probe.bind(address)
 
 
 def log_config() -> dict[str, Any]:
