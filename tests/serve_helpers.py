@@ -96,7 +96,8 @@ def _came_up(server: Server, seconds: float = 60) -> bool:
                 return False
             pytest.fail(f"zerda serve ended: {said}")
         try:
-            if httpx.get(server.url + "/healthz").status_code == 200:
+            answered = httpx.get(server.url + "/healthz").status_code == 200
+            if answered and server.proc.poll() is None:  # ours, not whoever took the port
                 return True
         except httpx.TransportError:
             time.sleep(0.1)

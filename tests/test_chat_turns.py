@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -231,9 +232,10 @@ def test_a_piped_line_over_the_limit_is_refused_without_being_held_whole(
     assert [m.content for m in store.iter_messages("s")] == ["after", "ok"]
 
 
-# A reply of 48 MiB, and a file written once all of it was taken: a reader that stops at
-# the limit ends the program before that.
-ENDLESS = """import pathlib, sys
+# A reply of 48 MiB, its pid in a file first, and a file written once all of it was
+# taken: a reader that stops at the limit ends the program before that.
+ENDLESS = """import os, pathlib, sys
+pathlib.Path(sys.argv[1] + ".pid").write_text(str(os.getpid()))
 sys.stdin.read()
 for _ in range(768):
     sys.stdout.write("y" * 65536)
@@ -252,6 +254,7 @@ def test_a_streamed_reply_is_stopped_at_the_size_limit(store: SessionStore, tmp_
     assert "error: the reply is larger than 16.0 MiB" in output
     assert len(output) < 1024 * 1024  # the 16 MiB that arrived are not printed again
     assert not store.exists("s") and not finished.exists()
+    assert_ended(tmp_path / "finished.pid")
     screen.chat.backend = ManualBackend(ask=lambda: "short")
     screen.type("again")
     assert [m.content for m in store.iter_messages("s")] == ["again", "short"]
@@ -266,6 +269,13 @@ def test_a_piped_reply_is_stopped_at_the_size_limit(store: SessionStore, tmp_pat
     assert run_piped(chat, [b"tell me everything\n"], reply_writer(io.StringIO())) == 1
     assert "line 1: the reply is larger than 16.0 MiB" in errors.getvalue()
     assert not store.exists("s") and not finished.exists()
+    assert_ended(tmp_path / "finished.pid")
+
+
+def assert_ended(pid_file: Path) -> None:
+    """The program whose pid `pid_file` holds has ended (and was reaped)."""
+    with pytest.raises(ProcessLookupError):
+        os.kill(int(pid_file.read_text()), 0)
 
 
 # -- provenance on the command line -----------------------------------------------------------

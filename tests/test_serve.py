@@ -282,8 +282,8 @@ def test_without_a_key_on_loopback_with_workers_and_sigterm_finishes_a_request(
 
 
 def _slow_post(server: Server, session_id: str, meanwhile: Any) -> httpx.Response:
-    """A memory posted in two parts, `meanwhile()` called once the first part is sent (and
-    a second more, for the server to take the connection up)."""
+    """A memory posted in two parts, `meanwhile()` called once the server has read the
+    first."""
     first_sent, go_on = threading.Event(), threading.Event()
 
     def body() -> Iterator[bytes]:
@@ -304,13 +304,29 @@ def _slow_post(server: Server, session_id: str, meanwhile: Any) -> httpx.Respons
     sender = threading.Thread(target=send)
     sender.start()
     assert first_sent.wait(60), "the first part was never sent"
-    time.sleep(1)
+    deadline = time.monotonic() + 60
+    while not _read_by_the_server(int(server.url.rsplit(":", 1)[1])):
+        assert time.monotonic() < deadline, "the server never read the first part"
+        time.sleep(0.01)
     meanwhile()
     time.sleep(0.5)
     go_on.set()
     sender.join(90)
     assert found and isinstance(found[0], httpx.Response), found
     return found[0]
+
+
+def _read_by_the_server(port: int) -> bool:
+    """An open connection to `port` on 127.0.0.1 whose bytes the server has read: its
+    side in /proc/net/tcp is established (01) with an empty receive queue."""
+    with open("/proc/net/tcp") as table:
+        rows = [line.split() for line in table][1:]
+    return any(
+        int(row[1].split(":")[1], 16) == port
+        and row[3] == "01"
+        and int(row[4].split(":")[1], 16) == 0
+        for row in rows
+    )
 
 
 @pytest.mark.parametrize(
