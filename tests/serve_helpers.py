@@ -92,15 +92,17 @@ def _came_up(server: Server, seconds: float = 60) -> bool:
     while time.monotonic() < deadline:
         if server.proc.poll() is not None:
             said = server.log.read_text()
-            if "address already in use" in said:
+            if "address already in use" in said.lower():
                 return False
             pytest.fail(f"zerda serve ended: {said}")
         try:
             answered = httpx.get(server.url + "/healthz").status_code == 200
-            if answered and server.proc.poll() is None:  # ours, not whoever took the port
+            # Ours, not whoever took the port: uvicorn says it runs once its own bind worked.
+            if answered and "Uvicorn running on" in server.log.read_text():
                 return True
         except httpx.TransportError:
-            time.sleep(0.1)
+            pass
+        time.sleep(0.1)
     server.proc.kill()
     pytest.fail(f"zerda serve did not answer within {seconds:g} s")
 

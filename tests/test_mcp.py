@@ -37,6 +37,11 @@ from zerda.store._words import Words
 from zerda.store.base import Store
 
 pytestmark = pytest.mark.anyio
+HELLO = {
+    "protocolVersion": "2025-06-18",
+    "capabilities": {},
+    "clientInfo": {"name": "t", "version": "1"},
+}
 TOOLS = {"search_history", "list_sessions", "read_session", "summarize_session", "add_message"}
 
 
@@ -274,9 +279,8 @@ async def test_the_command_serves_over_stdio(tmp_path: Path) -> None:
 
 
 def test_stdout_carries_the_protocol_alone(tmp_path: Path) -> None:
-    hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t"}}
     requests = [
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello},
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": HELLO},
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
         {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "read_session"}},
     ]
@@ -299,9 +303,8 @@ def test_every_request_read_before_stdin_closes_is_answered(tmp_path: Path) -> N
     and every write it asked for is stored once (requests run concurrently, as JSON-RPC
     allows, so not in order); a cancel notification, known request or not, leaves no
     process waiting."""
-    hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t"}}
     requests: list[dict[str, Any]] = [
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello},
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": HELLO},
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
     ]
     contents = [f"piped message {n}" for n in range(12)]
@@ -329,7 +332,6 @@ MODERN = {
         "io.modelcontextprotocol/clientCapabilities": {},
     }
 }
-HELLO = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t"}}
 OPENING = [
     {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": HELLO},
     {"jsonrpc": "2.0", "method": "notifications/initialized"},
@@ -338,7 +340,7 @@ ADD = {"name": "add_message", "arguments": {"session_id": "a", "role": "user", "
 
 
 @pytest.mark.parametrize(
-    ("requests", "answered"),
+    ("requests", "answered", "closing"),
     [
         pytest.param(
             [
@@ -351,11 +353,13 @@ ADD = {"name": "add_message", "arguments": {"session_id": "a", "role": "user", "
                 },
             ],
             [[1], [1, 2]],  # answered, unless the cancel came first
+            None,
             id="cancelled-with-its-id-as-a-string",
         ),
         pytest.param(
             [*OPENING, *[{"jsonrpc": "2.0", "id": 2, "method": "tools/list"}] * 3],
             [[1, 2, 2, 2]],
+            None,
             id="one-id-used-three-times",
         ),
         pytest.param(
@@ -368,13 +372,14 @@ ADD = {"name": "add_message", "arguments": {"session_id": "a", "role": "user", "
                     "params": {**MODERN, "notifications": {"toolsListChanged": True}},
                 },
             ],
-            [[1, 2]],  # the listen ends, answered, with the connection
+            [[1, 2]],
+            2,  # the listen ends with the connection
             id="a-listen-of-the-2026-protocol",
         ),
     ],
 )
 def test_the_end_of_input_waits_for_no_request_that_gets_no_answer(
-    tmp_path: Path, requests: list[dict[str, Any]], answered: list[list[int]]
+    tmp_path: Path, requests: list[dict[str, Any]], answered: list[list[int]], closing: int | None
 ) -> None:
     """A request cancelled by the client (its id as a string or a number: the SDK takes
     them as one), a listen (answered only when the connection ends) and an id used again
@@ -383,8 +388,10 @@ def test_the_end_of_input_waits_for_no_request_that_gets_no_answer(
     lines = "".join(json.dumps(request) + "\n" for request in requests)
     done = process(tmp_path / "home", "mcp", stdin=lines, timeout=20)
     assert done.code == 0, done.err
-    ids = sorted(json.loads(line).get("id") for line in done.out.splitlines())
-    assert ids in answered, done.out
+    replies = [json.loads(line) for line in done.out.splitlines()]
+    assert sorted(reply.get("id") for reply in replies) in answered, done.out
+    finished = [reply for reply in replies if reply.get("id") != closing]
+    assert all("result" in reply for reply in finished), done.out  # none cut off at the end
 
 
 async def test_messages_come_back_with_the_entities_they_name(store: Store) -> None:

@@ -37,9 +37,11 @@ def check_address(host: str, port: int, workers: int = 1) -> None:
             family = socket.AF_INET6 if ":" in host else socket.AF_INET
             _bind(family, (host, port), v6only=False)
         else:
-            found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+            found = socket.getaddrinfo(
+                host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+            )
             for family, _, _, _, address in found:
-                _bind(family, address, v6only=True)
+                _bind(family, address, v6only=True, skip_unsupported=True)
     except OSError as exc:
         reason = exc.strerror or str(exc)
         shown = f"[{host}]" if ":" in host else host
@@ -47,8 +49,16 @@ def check_address(host: str, port: int, workers: int = 1) -> None:
         raise ZerdaError(f"cannot listen on {shown}:{port}: {said}") from None
 
 
-def _bind(family: int, address: Any, v6only: bool) -> None:
-    with socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP) as probe:
+def _bind(family: int, address: Any, v6only: bool, skip_unsupported: bool = False) -> None:
+    """Bind a probe as uvicorn would; asyncio skips a family the kernel lacks, and so does
+    `skip_unsupported`."""
+    try:
+        probe = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    except OSError:
+        if skip_unsupported:
+            return
+        raise
+    with probe:
         probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         if v6only and family == socket.AF_INET6:
             probe.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
