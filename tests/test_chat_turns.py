@@ -15,6 +15,7 @@ import pytest
 from chat_server import chat_server
 from cli_runner import process
 from rich.console import Console
+from rich.text import Text
 
 from zerda.clients import ClientError, CommandClient, OpenAIClient
 from zerda.clients._base import PROVENANCE_KEY, TRUNCATED_KEY
@@ -276,6 +277,34 @@ def assert_ended(pid_file: Path) -> None:
     """The program whose pid `pid_file` holds has ended (and was reaped)."""
     with pytest.raises(ProcessLookupError):
         os.kill(int(pid_file.read_text()), 0)
+
+
+def tail_screen(text: str, height: int = 24) -> list[str]:
+    """What the live area shows of a reply streaming in, on a terminal `height` lines tall."""
+    from zerda_cli.chat.view import _Tail
+
+    tail = _Tail(Text("waiting"), plain=False)
+    tail.pieces.extend(text[i : i + 7] for i in range(0, len(text), 7))  # as pieces arrive
+    console = Console(width=60, height=height, color_system=None, file=io.StringIO())
+    drawn = console.render_lines(tail, console.options, pad=False)
+    return ["".join(segment.text for segment in line).rstrip() for line in drawn]
+
+
+def test_the_live_area_shows_the_last_lines_of_a_long_reply_code_staying_code() -> None:
+    """Only the bottom of a long reply is drawn while it streams (so drawing does not slow
+    down as the reply grows), and a code block open at the cut is still drawn as code."""
+    prose = "".join(f"prose line {n} with **bold**\n" for n in range(3000))
+    code = "".join(f"code line {n} **kept**\n" for n in range(3000))
+    shown = tail_screen(prose + "```\n" + code)
+    assert shown[0] == "  … more lines above" and len(shown) == 20
+    drawn = [line.strip() for line in shown[1:] if line.strip()]
+    assert drawn[-1] == "code line 2999 **kept**"  # no Markdown inside the fence
+    assert all(line.startswith("code line") for line in drawn)
+    assert tail_screen(prose)[-2].strip() == "prose line 2999 with bold"  # Markdown outside
+    short = tail_screen("one **two**\nthree\n")
+    assert [line.strip() for line in short if line.strip()] == ["one two", "three"]
+    counted = tail_screen("".join(f"line {n}\n" for n in range(30)))
+    assert counted[0] == "  … 12 more lines above" and counted[-2] == "  line 29"
 
 
 # -- provenance on the command line -----------------------------------------------------------

@@ -6,6 +6,7 @@ holding escape sequences cannot drive the terminal.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
@@ -93,14 +94,14 @@ class ChatView:
         try:
             with Live(tail, console=self.console, refresh_per_second=12, transient=True):
                 for piece in pieces:
-                    tail.text += piece
+                    tail.pieces.append(piece)
         except ReplyTooLarge:
-            tail.text = ""  # not recorded, and too long to print again
+            tail.pieces.clear()  # not recorded, and too long to print again
             raise
         finally:
-            if tail.text:
-                self.console.print(_reply(tail.text, self.plain))
-        return tail.text
+            if tail.pieces:
+                self.console.print(_reply(tail.text(), self.plain))
+        return tail.text()
 
     def context(self, messages: list[dict[str, str]], tokens: int, title: str) -> None:
         """The messages a request carries, with their token total."""
@@ -182,24 +183,46 @@ class _Tail:
     """The bottom screenful of the reply so far (a spinner until it starts).
 
     A live area taller than the screen cannot be redrawn in place; this one never is.
-    Markdown is parsed when the area is drawn (a few times a second), not per piece.
+    Markdown is parsed when the area is drawn (a few times a second), not per piece, and
+    only the last lines of a long reply are: drawing stays as quick at any length.
     """
 
     def __init__(self, waiting: RenderableType, plain: bool) -> None:
         self.waiting = waiting
         self.plain = plain
-        self.text = ""
+        self.pieces: list[str] = []  # appended to by the reader, joined when drawn
+
+    def text(self) -> str:
+        return "".join(self.pieces)
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        if not self.text:
+        if not self.pieces:
             yield Padding(self.waiting, (0, 0, 0, 2))
             return
-        lines = console.render_lines(_reply(self.text, self.plain), options, pad=False)
         room = max(2, options.size.height - 4)
-        if len(lines) > room:
-            hidden = len(lines) - room + 1
-            yield Text(f"  … {hidden} more lines above", style="dim")
+        shown, cut = last_lines(self.text(), 2 * room)
+        lines = console.render_lines(_reply(shown, self.plain), options, pad=False)
+        if cut or len(lines) > room:
+            hidden = "" if cut else f"{len(lines) - room + 1} "
+            yield Text(f"  … {hidden}more lines above", style="dim")
             lines = lines[-(room - 1) :]
         for line in lines:
             yield from line
             yield Segment.line()
+
+
+FENCE = re.compile(r"^ {0,3}(?:```|~~~)", re.MULTILINE)
+
+
+def last_lines(text: str, count: int) -> tuple[str, bool]:
+    """The last `count` lines of `text`, and whether lines before them were left out; a
+    code block still open where they start is opened again, so code stays code."""
+    start = len(text)
+    for _ in range(count):
+        start = text.rfind("\n", 0, start)
+        if start < 0:
+            return text, False
+    shown = text[start + 1 :]
+    if len(FENCE.findall(text, 0, start)) % 2:
+        shown = "```\n" + shown
+    return shown, True
