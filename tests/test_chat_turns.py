@@ -279,28 +279,47 @@ def assert_ended(pid_file: Path) -> None:
         os.kill(int(pid_file.read_text()), 0)
 
 
-def tail_screen(text: str, height: int = 24) -> list[str]:
-    """What the live area shows of a reply streaming in, on a terminal `height` lines tall."""
-    from zerda_cli.chat.view import _Tail
+def tail_screen(text: str, height: int = 24, drawn_every: int = 0) -> list[str]:
+    """What the live area shows of a reply streaming in 7-character pieces, on a terminal
+    `height` lines tall; drawn also after every `drawn_every` pieces, as Rich's refresh
+    thread draws it meanwhile."""
+    from zerda_cli.chat.live_tail import Tail
+    from zerda_cli.chat.view import _reply
 
-    tail = _Tail(Text("waiting"), plain=False)
-    tail.pieces.extend(text[i : i + 7] for i in range(0, len(text), 7))  # as pieces arrive
+    tail = Tail(Text("waiting"), _reply, plain=False)
     console = Console(width=60, height=height, color_system=None, file=io.StringIO())
+    for n, start in enumerate(range(0, len(text), 7), start=1):
+        tail.pieces.append(text[start : start + 7])
+        if drawn_every and n % drawn_every == 0:
+            console.render_lines(tail, console.options)
     drawn = console.render_lines(tail, console.options, pad=False)
     return ["".join(segment.text for segment in line).rstrip() for line in drawn]
 
 
-def test_the_live_area_shows_the_last_lines_of_a_long_reply_code_staying_code() -> None:
+PROSE = "".join(f"prose line {n} with **bold**\n" for n in range(3000))
+CODE = "".join(f"code line {n} **kept**\n" for n in range(3000))
+
+
+@pytest.mark.parametrize("drawn_every", [0, 1000])
+def test_the_live_area_shows_the_last_lines_of_a_long_reply(drawn_every: int) -> None:
     """Only the bottom of a long reply is drawn while it streams (so drawing does not slow
-    down as the reply grows), and a code block open at the cut is still drawn as code."""
-    prose = "".join(f"prose line {n} with **bold**\n" for n in range(3000))
-    code = "".join(f"code line {n} **kept**\n" for n in range(3000))
-    shown = tail_screen(prose + "```\n" + code)
+    down as the reply grows), rendered as it would be in the whole reply."""
+    shown = tail_screen(PROSE + "```\n" + CODE, drawn_every=drawn_every)
     assert shown[0] == "  … more lines above" and len(shown) == 20
     drawn = [line.strip() for line in shown[1:] if line.strip()]
-    assert drawn[-1] == "code line 2999 **kept**"  # no Markdown inside the fence
+    assert drawn[-1] == "code line 2999 **kept**"  # a code block open at the cut stays code
     assert all(line.startswith("code line") for line in drawn)
-    assert tail_screen(prose)[-2].strip() == "prose line 2999 with bold"  # Markdown outside
+    assert tail_screen(PROSE, drawn_every=drawn_every)[-2].strip() == "prose line 2999 with bold"
+    after = "".join(f"prose line {n} with **bold**\n" for n in range(30))
+    closed = tail_screen("~~~~\n" + CODE + "```\n~~~~\n" + after, drawn_every=drawn_every)
+    assert closed[-2].strip().endswith("with bold")  # a ``` does not close a ~~~~ block
+    assert "```" not in "".join(closed)
+    rows = "".join(f"| {n} | x |\n" for n in range(300))
+    table = tail_screen("| n | what |\n|---|---|\n" + rows, drawn_every=drawn_every)
+    assert "| 299 |" not in "".join(table) and any("299" in line for line in table)
+
+
+def test_the_live_area_of_a_short_reply_is_all_of_it() -> None:
     short = tail_screen("one **two**\nthree\n")
     assert [line.strip() for line in short if line.strip()] == ["one two", "three"]
     counted = tail_screen("".join(f"line {n}\n" for n in range(30)))

@@ -6,21 +6,20 @@ holding escape sequences cannot drive the terminal.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from markdown_it import MarkdownIt
-from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
+from rich.console import Console, Group, RenderableType
 from rich.live import Live
 from rich.markdown import Markdown
 from rich.padding import Padding
-from rich.segment import Segment
 from rich.spinner import Spinner
 from rich.table import Table
 from rich.text import Text
 
 from zerda.store._stats import SessionStats
+from zerda_cli.chat.live_tail import Tail
 from zerda_cli.chat.streaming import ReplyTooLarge
 from zerda_cli.render.pieces import safe_text
 from zerda_cli.render.sanitize import neutralize, one_line
@@ -90,7 +89,8 @@ class ChatView:
         (unless it grew too large: ReplyTooLarge from `pieces` passes through).
         """
         self.console.print(Text(ASSISTANT_LABEL, style=ROLE_STYLES["assistant"]))
-        tail = _Tail(Spinner("dots", Text(waiting, style="dim")), self.plain)
+        spinner = Spinner("dots", Text(waiting, style="dim"))
+        tail = Tail(spinner, lambda text: _reply(text, self.plain), self.plain)
         try:
             with Live(tail, console=self.console, refresh_per_second=12, transient=True):
                 for piece in pieces:
@@ -177,52 +177,3 @@ def _reply(text: str, plain: bool = False) -> Padding:
     its control characters made inert."""
     shown: RenderableType = Text(neutralize(text)) if plain else LineBreakMarkdown(neutralize(text))
     return Padding(shown, (0, 0, 1, 2))
-
-
-class _Tail:
-    """The bottom screenful of the reply so far (a spinner until it starts).
-
-    A live area taller than the screen cannot be redrawn in place; this one never is.
-    Markdown is parsed when the area is drawn (a few times a second), not per piece, and
-    only the last lines of a long reply are: drawing stays as quick at any length.
-    """
-
-    def __init__(self, waiting: RenderableType, plain: bool) -> None:
-        self.waiting = waiting
-        self.plain = plain
-        self.pieces: list[str] = []  # appended to by the reader, joined when drawn
-
-    def text(self) -> str:
-        return "".join(self.pieces)
-
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        if not self.pieces:
-            yield Padding(self.waiting, (0, 0, 0, 2))
-            return
-        room = max(2, options.size.height - 4)
-        shown, cut = last_lines(self.text(), 2 * room)
-        lines = console.render_lines(_reply(shown, self.plain), options, pad=False)
-        if cut or len(lines) > room:
-            hidden = "" if cut else f"{len(lines) - room + 1} "
-            yield Text(f"  … {hidden}more lines above", style="dim")
-            lines = lines[-(room - 1) :]
-        for line in lines:
-            yield from line
-            yield Segment.line()
-
-
-FENCE = re.compile(r"^ {0,3}(?:```|~~~)", re.MULTILINE)
-
-
-def last_lines(text: str, count: int) -> tuple[str, bool]:
-    """The last `count` lines of `text`, and whether lines before them were left out; a
-    code block still open where they start is opened again, so code stays code."""
-    start = len(text)
-    for _ in range(count):
-        start = text.rfind("\n", 0, start)
-        if start < 0:
-            return text, False
-    shown = text[start + 1 :]
-    if len(FENCE.findall(text, 0, start)) % 2:
-        shown = "```\n" + shown
-    return shown, True
