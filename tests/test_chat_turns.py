@@ -319,6 +319,39 @@ def test_the_live_area_shows_the_last_lines_of_a_long_reply(drawn_every: int) ->
     assert "| 299 |" not in "".join(table) and any("299" in line for line in table)
 
 
+def test_the_live_area_keeps_the_last_lines_and_what_they_leave_open() -> None:
+    from zerda_cli.chat.live_tail import Above, Tail
+    from zerda_cli.chat.view import _reply
+
+    text = "".join(f"l{n}\n" for n in range(100)) + "partial"
+    tail = Tail(Text("waiting"), _reply, plain=False)
+    for start in range(0, len(text), 3):  # drawn after every piece
+        tail.pieces.append(text[start : start + 3])
+        tail.advance(10)
+    assert tail.window == "".join(f"l{n}\n" for n in range(91, 100)) + "partial"  # 10 lines
+    assert tail.text() == text
+
+    def left_open(*lines: str) -> str | None:
+        above = Above()
+        for line in lines:
+            above.take(line)
+        return above.fence
+
+    assert left_open("````", "```") == "````"  # a shorter fence does not close a block
+    assert left_open("```", "``` x") == "```"  # nor a fence with more on its line
+    assert left_open("~~~", "```") == "~~~" and left_open("~~~", "~~~~") is None
+    assert left_open("    ```") is None  # indented four spaces: code, not a fence
+    assert left_open("```sql``` is a code span") is None
+    last = "".join(f"code line {n} **kept**\n" for n in range(2991, 3000))  # and ""
+    for plain, opened in ((False, "```\n"), (True, "")):
+        each = Tail(Text("waiting"), _reply, plain=plain)
+        each.pieces.append("```\n" + CODE)
+        assert each.advance(10) == opened + last  # plain text needs no fence
+    wide = Tail(Text("waiting"), _reply, plain=False)
+    wide.pieces.append("prose\n```\n" + "".join(f"{n} **b** {'x' * 2000}\n" for n in range(38)))
+    assert wide.advance(40).startswith("```\n") and wide.cut  # cut by characters
+
+
 def test_the_live_area_of_a_short_reply_is_all_of_it() -> None:
     short = tail_screen("one **two**\nthree\n")
     assert [line.strip() for line in short if line.strip()] == ["one two", "three"]

@@ -35,6 +35,8 @@ class Above:
         """Account for one more whole line leaving the window."""
         found = FENCE.match(line)
         marker = found.group(1) if found else None
+        if found and marker and marker[0] == "`" and "`" in line[found.end() :]:
+            marker = None  # ```sql``` is a code span: a backtick fence's info has no backtick
         if self.fence is not None:
             if marker is not None and line.strip() == marker and closes(marker, self.fence):
                 self.fence = None
@@ -49,7 +51,7 @@ class Above:
         """The lines that put `window` back in its context."""
         if self.fence is not None:
             return self.fence + "\n"
-        if self.table and window.lstrip().startswith("|"):
+        if self.table and window.split("\n", 1)[0].lstrip(" ").startswith("|"):
             return "".join(row + "\n" for row in self.table)
         return ""
 
@@ -92,12 +94,21 @@ class Tail:
             if start < 0:
                 break
         else:  # more than `keep` lines: those before the last `keep` leave the window
-            for line in window[:start].split("\n"):
-                self.above.take(line)
-            window, self.cut = window[start + 1 :], True
+            window = self.drop(window, start)
+        if len(window) > WINDOW_CHARACTERS:  # long lines: fewer of them, by characters
+            start = window.find("\n", len(window) - WINDOW_CHARACTERS)
+            window = self.drop(window, start) if start >= 0 else window
         self.window = window
-        shown = window[-WINDOW_CHARACTERS:]
+        shown = window[-WINDOW_CHARACTERS:]  # one huge line: its end
+        self.cut = self.cut or len(shown) < len(window)
         return shown if self.plain else self.above.opening(shown) + shown
+
+    def drop(self, window: str, end: int) -> str:
+        """`window` without its lines before the newline at `end`, which `above` takes."""
+        for line in window[:end].split("\n"):
+            self.above.take(line)
+        self.cut = True
+        return window[end + 1 :]
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         if not self.pieces:
