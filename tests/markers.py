@@ -85,6 +85,7 @@ SLOW = _table(
         ),
         "test_bench.py": ("test_quick_run_writes_every_section",),
         "test_chat_summarizer.py": ("test_ctrl_c_cancels_a_hanging_summary_and_keeps_the_turn",),
+        "test_backends.py": ("test_openai_timeouts_before_and_during_the_reply",),
         "test_chat_turns.py": ("test_show_and_stats_models_say_where_replies_came_from",),
         "test_cli_e2e.py": (
             "test_fifty_megabytes_from_stdin_are_refused_in_one_line_and_nothing_is_written",
@@ -213,7 +214,9 @@ PROCESSES = _table(
         "test_browse_pty.py": ("*",),
         "test_chat_summarizer.py": ("*",),
         "test_chat_turns.py": (
+            "test_a_piped_reply_is_stopped_at_the_size_limit",
             "test_a_program_killed_mid_reply_records_nothing",
+            "test_a_streamed_reply_is_stopped_at_the_size_limit",
             "test_every_reply_records_backend_model_finish_reason_latency_and_usage",
             "test_show_and_stats_models_say_where_replies_came_from",
         ),
