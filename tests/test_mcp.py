@@ -388,8 +388,14 @@ def test_the_end_of_input_waits_for_no_request_that_gets_no_answer(
     lines = "".join(json.dumps(request) + "\n" for request in requests)
     done = process(tmp_path / "home", "mcp", stdin=lines, timeout=20)
     assert done.code == 0, done.err
-    replies = [json.loads(line) for line in done.out.splitlines()]
-    assert sorted(reply.get("id") for reply in replies) in answered, done.out
+    messages = [json.loads(line) for line in done.out.splitlines()]
+    replies = [message for message in messages if "id" in message]  # not notifications
+    assert all(
+        message.get("method", "").startswith("notifications/")
+        for message in messages
+        if "id" not in message
+    ), done.out
+    assert sorted(reply["id"] for reply in replies) in answered, done.out
     finished = [reply for reply in replies if reply.get("id") != closing]
     assert all("result" in reply for reply in finished), done.out  # none cut off at the end
 
